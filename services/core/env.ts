@@ -1,0 +1,44 @@
+import { z } from 'zod'
+
+// Every setting of the pipeline, validated once at start; a bad value names its variable.
+const port = z.coerce.number().int().min(1).max(65535)
+const positiveInt = z.coerce.number().int().positive()
+
+const envSchema = z.object({
+  KAFKA_BROKERS: z.string().min(1).default('localhost:9092'),
+  KAFKA_CLIENT_ID: z.string().min(1).default('voice-analytics'),
+  SCHEMA_REGISTRY_URL: z.url().default('http://localhost:8081'),
+  CLICKHOUSE_URL: z.url().optional(),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATA_DIR: z.string().min(1).default('./data/clickhouse'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
+    .default('voice_analytics'),
+  WEBHOOK_SECRETS: z.string().default(''),
+  INGRESS_HOST: z.string().default('0.0.0.0'),
+  INGRESS_PORT: port.default(8080),
+  INGRESS_BODY_LIMIT_BYTES: positiveInt.default(16 * 1024 * 1024),
+  INGRESS_PUBLISH_TIMEOUT_MS: positiveInt.default(10_000),
+  WORKER_METRICS_PORT: port.default(9464),
+  WORKER_GROUP_ID: z.string().min(1).default('voice-analytics-worker'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+
+export type Config = z.infer<typeof envSchema>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Reads the configuration from an environment; empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
+  const parsed = envSchema.safeParse(present)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`)
+}

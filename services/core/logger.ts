@@ -1,0 +1,28 @@
+import { type Logger, pino } from 'pino'
+
+export type { Logger }
+
+// Secrets travel in webhook URLs (?token=) and Authorization headers: never let them reach a log line.
+export const redactedPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'token',
+  'password',
+  'secret',
+  'client_secret',
+  'refresh_token',
+  'access_token',
+  'id_token',
+]
+
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({ name, level, redact: { paths: redactedPaths, censor: '[redacted]' } })
+}
+
+/** Drops the query string of a URL for logging: the webhook token travels there. */
+export function withoutQuery(url: string): string {
+  const at = url.indexOf('?')
+  return at === -1 ? url : `${url.slice(0, at)}?[redacted]`
+}
