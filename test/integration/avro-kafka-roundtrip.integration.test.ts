@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fromAvroRecord, toAvroRecord } from '../../services/core/event/event-record.ts'
+import { validateConversationComplete } from '../../services/core/event/event-validation.ts'
+import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { conversationCompleteSubject } from '../../services/core/topics.ts'
+import { loadFixture } from '../fixtures/index.ts'
+import { schemaRegistryUrl } from '../stack/servers.ts'
+import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+
+describe('ConversationComplete as Avro through real Kafka and the real schema registry', () => {
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let topic: string
+
+  beforeAll(async () => {
+    codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'roundtrip')
+    producer = kafka.producer({ idempotent: true })
+    await producer.connect()
+  })
+  afterAll(async () => {
+    await producer?.disconnect()
+  })
+
+  it('registers the schema under the contract subject with BACKWARD compatibility', async () => {
+    const base = schemaRegistryUrl()
+    const latest = await fetch(`${base}/subjects/${conversationCompleteSubject}/versions/latest`)
+    expect(latest.status).toBe(200)
+    const body = (await latest.json()) as { id: number; subject: string; schema: string }
+    expect(body.subject).toBe(conversationCompleteSubject)
+    expect(body.id).toBe(codec.schemaId)
+    expect(JSON.parse(body.schema).name).toBe('ConversationComplete')
+    const config = await fetch(`${base}/config/${conversationCompleteSubject}`)
+    expect(((await config.json()) as { compatibilityLevel: string }).compatibilityLevel).toBe('BACKWARD')
+  })
+
+  it('writes a full event plus unknown fields and reads it back equal, in the Confluent wire format', async () => {
+    const events = [loadFixture('full'), loadFixture('unknown-fields')]
+    for (const event of events) expect(validateConversationComplete(event)).toEqual([])
+    const receivedAt = Date.parse('2026-11-22T10:00:00.123Z')
+    const values = await Promise.all(
+      events.map((event) => codec.encode(toAvroRecord(event, { source: 'prod', receivedAt }))),
+    )
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+    })
+
+    const reader = await readTopic(kafka, topic)
+    try {
+      const messages = await reader.waitFor((received) => received.length >= events.length)
+      expect(messages).toHaveLength(events.length)
+      for (const message of messages) {
+        const value = message.value!
+        expect(value[0]).toBe(0) // magic byte
+        expect(value.readInt32BE(1)).toBe(codec.schemaId)
+        const { event, ingest } = fromAvroRecord(await codec.decode(value))
+        const sent = events.find((candidate) => candidate.data.session_id === message.key!.toString())
+        expect(sent).toBeDefined()
+        expect(event).toEqual(sent)
+        expect(ingest).toEqual({ source: 'prod', receivedAt })
+      }
+    } finally {
+      await reader.stop()
+    }
+  })
+})
