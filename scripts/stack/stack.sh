@@ -158,7 +158,8 @@ start_keycloak() {
   # A fresh dev database each start, so the realm file in the repo is what the tests get.
   rm -rf "$keycloak_home/data/h2" "$keycloak_home/data/import"
   mkdir -p "$keycloak_home/data/import"
-  if [ -f "$realm_file" ]; then cp "$realm_file" "$keycloak_home/data/import/"; fi
+  # Keycloak only imports a file named <realm>-realm.json.
+  if [ -f "$realm_file" ]; then cp "$realm_file" "$keycloak_home/data/import/$KEYCLOAK_REALM-realm.json"; fi
   KC_BOOTSTRAP_ADMIN_USERNAME="${KEYCLOAK_ADMIN_USER:-admin}" \
     KC_BOOTSTRAP_ADMIN_PASSWORD="${KEYCLOAK_ADMIN_PASSWORD:-admin}" \
     JAVA_OPTS_KC_HEAP="-Xms256m -Xmx768m" \
