@@ -1,10 +1,13 @@
-import { type Admin, type ITopicConfig, Kafka, type LogEntry, logLevel } from 'kafkajs'
+import { type Admin, type ITopicConfig, Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs'
 import type { Logger } from './logger.ts'
 
 // The one place that knows the Kafka client library (kafkajs, unmaintained since 2023):
 // swapping it for another client touches this module and its callers' types only.
 export type { Admin, Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs'
 export { Kafka }
+
+/** Java-client-compatible murmur2 partitioning: the same key lands where a Java producer puts it. */
+export const defaultPartitioner = Partitioners.DefaultPartitioner
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',

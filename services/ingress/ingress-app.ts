@@ -1,0 +1,152 @@
+import Fastify, { type FastifyRequest, LogController } from 'fastify'
+import type { OutgoingMessage } from '../core/batching-producer.ts'
+import type { EventCodec } from '../core/event-codec.ts'
+import { type Logger, withoutQuery } from '../core/logger.ts'
+import type { Registry } from '../core/metrics.ts'
+import { matchWebhookSecret, type WebhookSecret } from '../core/webhook-secrets.ts'
+import { classifyWebhook } from './classify-webhook.ts'
+import { HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
+import type { IngressMetrics } from './ingress-metrics.ts'
+import { parseJsonBody } from './json-body.ts'
+import { publishFailure } from './publish-failure.ts'
+import { toKafkaMessage } from './webhook-message.ts'
+
+// The HTTP face of the ingress. Answers 202 only once Kafka has acknowledged the event; every
+// other answer is an HttpError in one JSON shape. No I/O of its own: Kafka, the registry and
+// readiness come in as functions.
+export const webhookRoute = '/webhooks/conversation-complete'
+const jsonContentTypes = ['application/json', 'application/webhook+json']
+
+export interface IngressDependencies {
+  secrets: readonly WebhookSecret[]
+  bodyLimitBytes: number
+  logger: Logger
+  metrics: IngressMetrics
+  metricsRegistry: Registry
+  /** The codec once the schema is registered; undefined while the registry cannot be reached. */
+  codec: () => EventCodec | undefined
+  publish: (topic: string, message: OutgoingMessage) => Promise<void>
+  readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    source?: string
+  }
+}
+
+function presentedToken(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined
+  if (typeof query?.token === 'string') return query.token
+  const header = request.headers.authorization
+  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim()
+  return undefined
+}
+
+export function buildIngressApp(deps: IngressDependencies) {
+  const { logger, metrics } = deps
+  const app = Fastify({
+    loggerInstance: logger,
+    // We log requests ourselves, without the query string that carries the token.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  })
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(jsonContentTypes, { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, body),
+  )
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === webhookRoute) metrics.inFlight.inc()
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    if (route === webhookRoute) metrics.inFlight.dec()
+    metrics.httpRequests.inc({ route, method: request.method, status: reply.statusCode })
+    const line = {
+      method: request.method,
+      url: withoutQuery(request.url),
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    }
+    if (reply.statusCode >= 500) logger.warn(line, 'request failed')
+    else logger.debug(line, 'request')
+  })
+
+  app.setErrorHandler((error, request, reply) => {
+    const httpError = toHttpError(error)
+    if (request.routeOptions.url === webhookRoute) {
+      const outcome = httpError.statusCode === 503 ? 'refused' : 'rejected'
+      metrics.events.inc({ outcome, reason: httpError.code })
+    }
+    if (httpError.statusCode >= 500 && httpError.statusCode !== 503)
+      logger.error({ err: error }, 'unexpected error')
+    if (httpError.retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(httpError.retryAfterSeconds))
+    return reply.code(httpError.statusCode).send(httpError.toBody())
+  })
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).send({ error: 'not_found', message: `POST ${webhookRoute} is the webhook route` }),
+  )
+
+  app.post(
+    webhookRoute,
+    {
+      onRequest: async (request) => {
+        // Before the body is read: a stranger's upload is refused without buffering it.
+        const source = matchWebhookSecret(deps.secrets, presentedToken(request))
+        if (source === null) throw unauthorized()
+        request.source = source
+      },
+    },
+    async (request, reply) => {
+      const receivedAt = Date.now()
+      const rawBody = request.body as Buffer | undefined
+      if (!rawBody) throw new HttpError(415, 'unsupported_media_type', 'a JSON body is required')
+      const classified = classifyWebhook(parseJsonBody(rawBody))
+      const codec = deps.codec()
+      if (!codec) throw unavailable('the schema registry is not reachable yet; retry later')
+      const { topic, message } = await toKafkaMessage(classified, rawBody, request.source!, receivedAt, codec)
+      const started = process.hrtime.bigint()
+      try {
+        await deps.publish(topic, message)
+      } catch (error) {
+        throw publishFailure(error, logger)
+      }
+      metrics.publishDuration.observe({ topic }, Number(process.hrtime.bigint() - started) / 1e9)
+      const outcome =
+        classified.kind === 'conversation'
+          ? 'accepted'
+          : classified.kind === 'quarantine'
+            ? 'quarantined'
+            : 'other'
+      metrics.events.inc({ outcome, reason: classified.kind === 'other' ? 'other_event_kind' : 'none' })
+      if (classified.kind === 'quarantine')
+        logger.warn(
+          { sessionId: classified.sessionId, problems: classified.problems.slice(0, 5) },
+          'quarantined',
+        )
+      return reply.code(202).send(
+        classified.kind === 'other'
+          ? { status: 'accepted', event: classified.eventName }
+          : {
+              status: classified.kind === 'quarantine' ? 'quarantined' : 'accepted',
+              session_id: classified.sessionId,
+            },
+      )
+    },
+  )
+
+  app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get('/readyz', async (_request, reply) => {
+    const { ready, checks } = await deps.readiness()
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks })
+  })
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', deps.metricsRegistry.contentType).send(await deps.metricsRegistry.metrics()),
+  )
+  return app
+}

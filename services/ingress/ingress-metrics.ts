@@ -1,0 +1,34 @@
+import { Counter, Gauge, Histogram, type Registry } from '../core/metrics.ts'
+
+// Everything the ingress counts. `outcome` of an event: accepted (event topic), quarantined
+// (misfits the schema), other (another event kind), rejected (answered 4xx), refused (503).
+export function createIngressMetrics(registry: Registry) {
+  return {
+    httpRequests: new Counter({
+      name: 'ingress_http_requests_total',
+      help: 'HTTP requests answered, by route, method and status code',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: 'ingress_events_total',
+      help: 'Webhook deliveries by outcome (accepted, quarantined, other, rejected, refused) and reason',
+      labelNames: ['outcome', 'reason'] as const,
+      registers: [registry],
+    }),
+    publishDuration: new Histogram({
+      name: 'ingress_publish_duration_seconds',
+      help: 'Time from handing an event to the producer to the Kafka acknowledgement, by topic',
+      labelNames: ['topic'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'ingress_in_flight_requests',
+      help: 'Webhook requests being handled right now',
+      registers: [registry],
+    }),
+  }
+}
+
+export type IngressMetrics = ReturnType<typeof createIngressMetrics>

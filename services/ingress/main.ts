@@ -1,0 +1,60 @@
+import { type Config, loadConfig } from '../core/env.ts'
+import { createLogger, type Logger } from '../core/logger.ts'
+import { createMetricsRegistry } from '../core/metrics.ts'
+import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
+import { buildIngressApp } from './ingress-app.ts'
+import { connectIngress } from './ingress-connections.ts'
+import { createIngressMetrics } from './ingress-metrics.ts'
+
+// `npm run start:ingress`: the webhook receiver. SIGTERM/SIGINT: stop accepting, finish the
+// requests in flight, flush the producer, exit 0.
+export interface RunningIngress {
+  url: string
+  close: () => Promise<void>
+}
+
+export async function startIngress(config: Config, logger: Logger): Promise<RunningIngress> {
+  const secrets = parseWebhookSecrets(config.WEBHOOK_SECRETS)
+  if (secrets.length === 0)
+    throw new Error(
+      'WEBHOOK_SECRETS must name at least one source=secret pair (e.g. prod=<32 random characters>)',
+    )
+  const metricsRegistry = createMetricsRegistry('ingress')
+  const connections = connectIngress(config, logger)
+  const app = buildIngressApp({
+    secrets,
+    bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
+    logger,
+    metrics: createIngressMetrics(metricsRegistry),
+    metricsRegistry,
+    codec: connections.codec,
+    publish: (topic, message) => connections.producer.send(topic, message),
+    readiness: connections.readiness,
+  })
+  const url = await app.listen({ host: config.INGRESS_HOST, port: config.INGRESS_PORT })
+  logger.info({ url, sources: secrets.map((secret) => secret.source) }, 'ingress listening')
+  return {
+    url,
+    async close() {
+      await app.close()
+      await connections.close()
+    },
+  }
+}
+
+if (import.meta.main) {
+  const logger = createLogger('ingress')
+  try {
+    const ingress = await startIngress(loadConfig(), logger)
+    const shutdown = async (signal: string) => {
+      logger.info({ signal }, 'shutting down: finishing requests in flight, flushing Kafka')
+      await ingress.close()
+      process.exit(0)
+    }
+    process.once('SIGTERM', shutdown)
+    process.once('SIGINT', shutdown)
+  } catch (error) {
+    logger.fatal(error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  }
+}

@@ -1,0 +1,53 @@
+import type { OutgoingMessage } from '../core/batching-producer.ts'
+import { toAvroRecord } from '../core/event/event-record.ts'
+import type { EventCodec } from '../core/event-codec.ts'
+import { topics } from '../core/topics.ts'
+import type { Classified } from './classify-webhook.ts'
+
+// A classified webhook as the Kafka message that stores it. Conversations become Avro (the
+// contract); quarantined and other-kind events keep the exact bytes the platform sent, with
+// what we know in headers, so they can be fixed and replayed.
+export const maxProblemsInHeader = 50
+
+export async function toKafkaMessage(
+  classified: Classified,
+  rawBody: Buffer,
+  source: string,
+  receivedAt: number,
+  codec: EventCodec,
+): Promise<{ topic: string; message: OutgoingMessage }> {
+  const received = new Date(receivedAt).toISOString()
+  switch (classified.kind) {
+    case 'conversation':
+      return {
+        topic: topics.conversationComplete,
+        message: {
+          key: classified.sessionId,
+          value: await codec.encode(toAvroRecord(classified.event, { source, receivedAt })),
+        },
+      }
+    case 'quarantine':
+      return {
+        topic: topics.quarantine,
+        message: {
+          key: classified.sessionId,
+          value: rawBody,
+          headers: {
+            'va-source': source,
+            'va-received-at': received,
+            'va-problem-count': String(classified.problems.length),
+            'va-problems': JSON.stringify(classified.problems.slice(0, maxProblemsInHeader)),
+          },
+        },
+      }
+    case 'other':
+      return {
+        topic: topics.otherEvents,
+        message: {
+          key: classified.sessionId,
+          value: rawBody,
+          headers: { 'va-source': source, 'va-received-at': received, 'va-event': classified.eventName },
+        },
+      }
+  }
+}
