@@ -1,7 +1,8 @@
 import { z } from 'zod'
 
 // Every setting of the pipeline, validated once at start; a bad value names its variable.
-const port = z.coerce.number().int().min(1).max(65535)
+// Port 0 asks the OS for a free port (tests, benchmarks).
+const port = z.coerce.number().int().min(0).max(65535)
 const positiveInt = z.coerce.number().int().positive()
 
 const envSchema = z.object({

@@ -1,4 +1,4 @@
-import { type Logger, pino } from 'pino'
+import { type DestinationStream, type Logger, pino } from 'pino'
 
 export type { Logger }
 
@@ -17,8 +17,13 @@ export const redactedPaths = [
   'id_token',
 ]
 
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name, level, redact: { paths: redactedPaths, censor: '[redacted]' } })
+export function createLogger(
+  name: string,
+  level = process.env.LOG_LEVEL ?? 'info',
+  destination?: DestinationStream,
+): Logger {
+  const options = { name, level, redact: { paths: redactedPaths, censor: '[redacted]' } }
+  return destination ? pino(options, destination) : pino(options)
 }
 
 /** Drops the query string of a URL for logging: the webhook token travels there. */

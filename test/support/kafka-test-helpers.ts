@@ -33,8 +33,24 @@ export interface TopicReader {
   stop(): Promise<void>
 }
 
-/** Reads a topic from the beginning with a fresh consumer group. */
-export async function readTopic(kafka: Kafka, topic: string): Promise<TopicReader> {
+/** The next offset of every partition of a topic: where a reader starts to see only what comes after. */
+export async function endOffsets(kafka: Kafka, topic: string): Promise<Map<number, string>> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic)
+    return new Map(offsets.map(({ partition, offset }) => [partition, offset]))
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+/** Reads a topic with a fresh consumer group: from the beginning, or from the given offsets. */
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  startOffsets?: Map<number, string>,
+): Promise<TopicReader> {
   const consumer: Consumer = kafka.consumer({ groupId: `va-test-${randomUUID()}` })
   const messages: KafkaMessage[] = []
   await consumer.connect()
@@ -44,6 +60,7 @@ export async function readTopic(kafka: Kafka, topic: string): Promise<TopicReade
       messages.push(message)
     },
   })
+  for (const [partition, offset] of startOffsets ?? []) consumer.seek({ topic, partition, offset })
   return {
     messages,
     async waitFor(predicate, timeoutMs = 30_000) {
