@@ -1,7 +1,16 @@
 import type { Command } from 'commander'
+import { registerAuthCommand } from './auth.ts'
+import { registerSendCommand } from './send.ts'
+import { registerWebhooksCommand } from './webhooks.ts'
+import { registerWhoamiCommand } from './whoami.ts'
 
 // One line per command module; each module adds its subcommands to the program.
-const commandModules: Array<(program: Command) => void> = []
+const commandModules: Array<(program: Command) => void> = [
+  registerAuthCommand,
+  registerWhoamiCommand,
+  registerWebhooksCommand,
+  registerSendCommand,
+]
 
 export function registerCommands(program: Command): void {
   for (const register of commandModules) register(program)
