@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 // TEST_* variables). None of them: the run fails loudly, never skips.
 const stackEnvFile = fileURLToPath(new URL('../../.stack/stack.env', import.meta.url))
 
-function readStackEnv(): Record<string, string> {
+export function readStackEnv(): Record<string, string> {
   const file = process.env.VA_STACK_DIR ? `${process.env.VA_STACK_DIR}/stack.env` : stackEnvFile
   if (!existsSync(file)) return {}
   const entries = readFileSync(file, 'utf8')

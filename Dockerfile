@@ -1,0 +1,24 @@
+# syntax=docker/dockerfile:1
+# One image for the ingress and the worker (docker-compose.yml picks the entry file).
+# Node 24 runs the TypeScript sources directly (type stripping): there is no build step.
+# Debian slim rather than Alpine: chdb's prebuilt library needs glibc.
+
+FROM node:24.21.0-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24.21.0-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+# The code stays owned by root, so the service cannot change it; only data/ (embedded
+# ClickHouse, used when CLICKHOUSE_URL is unset) is writable by the runtime user.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY schemas ./schemas
+COPY services ./services
+RUN mkdir -p data && chown node:node data
+USER node
+EXPOSE 8080 9464
+ENTRYPOINT ["node"]
+CMD ["services/ingress/main.ts"]

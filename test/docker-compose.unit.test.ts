@@ -1,0 +1,399 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, posix } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { loadConfig } from '../services/core/env.ts'
+import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
+
+// No Docker engine on the build machines: docker-compose.yml, the Dockerfile and the provisioning
+// files are linted here instead of run.
+const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8')
+
+type Scalar = string | number | boolean | null
+interface Service {
+  image?: string
+  build?: string | { context?: string; dockerfile?: string }
+  command?: string | string[]
+  depends_on?: string[] | Record<string, { condition?: string }>
+  healthcheck?: { test?: string | string[]; disable?: boolean }
+  ports?: (string | number | { published?: string | number; target: number })[]
+  volumes?: (string | { type?: string; source?: string; target: string })[]
+  environment?: Record<string, Scalar> | string[]
+}
+interface Compose {
+  services: Record<string, Service>
+  volumes?: Record<string, unknown>
+}
+
+const compose = parse(read('docker-compose.yml')) as Compose
+const services = Object.entries(compose.services)
+
+/** The value `docker compose` uses when the shell and .env leave `${NAME:-default}` unset. */
+const withDefaults = (value: Scalar) =>
+  String(value ?? '').replace(
+    /\$\{[A-Z0-9_]+(?::?-([^}]*))?\}/g,
+    (_, fallback: string | undefined) => fallback ?? '',
+  )
+
+function environmentOf(service: Service): Record<string, string> {
+  const entries = Array.isArray(service.environment)
+    ? service.environment.map((entry) => [
+        entry.slice(0, entry.indexOf('=')),
+        entry.slice(entry.indexOf('=') + 1),
+      ])
+    : Object.entries(service.environment ?? {})
+  return Object.fromEntries(entries.map(([name, value]) => [name, withDefaults(value as Scalar)]))
+}
+
+/** The tag of an image reference, or undefined; a registry port (host:5000/x) is not a tag. */
+function imageTag(image: string): string | undefined {
+  const name = image.split('@')[0]!
+  const colon = name.lastIndexOf(':')
+  return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : undefined
+}
+
+function dependenciesOf(service: Service): Record<string, string | undefined> {
+  const dependsOn = service.depends_on ?? {}
+  return Array.isArray(dependsOn)
+    ? Object.fromEntries(dependsOn.map((name) => [name, undefined]))
+    : Object.fromEntries(Object.entries(dependsOn).map(([name, options]) => [name, options.condition]))
+}
+
+interface PortMapping {
+  hostIp?: string
+  published?: number
+  target: number
+  protocol: string
+}
+function parsePort(port: string | number | { published?: string | number; target: number }): PortMapping {
+  if (typeof port === 'object')
+    return {
+      published: port.published === undefined ? undefined : Number(port.published),
+      target: port.target,
+      protocol: 'tcp',
+    }
+  const [mapping, protocol = 'tcp'] = String(port).split('/') as [string, string?]
+  const parts = mapping.split(':')
+  const target = Number(parts.at(-1))
+  if (parts.length === 1) return { target, protocol }
+  return {
+    hostIp: parts.length === 3 ? parts[0] : undefined,
+    published: Number(parts.at(-2)),
+    target,
+    protocol,
+  }
+}
+
+const isPort = (port: number | undefined) => Number.isInteger(port) && port! >= 1 && port! <= 65535
+const hasHealthcheck = (service: Service | undefined) =>
+  Boolean(service?.healthcheck?.test) && service?.healthcheck?.disable !== true
+const healthcheckText = (service: Service) => [service.healthcheck?.test ?? []].flat().join(' ')
+
+function bindMounts(service: Service): { source: string; target: string }[] {
+  return (service.volumes ?? []).flatMap((volume) => {
+    if (typeof volume === 'object')
+      return volume.type === 'bind' && volume.source ? [{ source: volume.source, target: volume.target }] : []
+    const [source = '', target = ''] = volume.split(':')
+    return source.startsWith('.') || source.startsWith('/') ? [{ source, target }] : []
+  })
+}
+
+function namedVolumes(service: Service): string[] {
+  return (service.volumes ?? []).flatMap((volume) => {
+    if (typeof volume === 'object') return volume.type === 'volume' && volume.source ? [volume.source] : []
+    const [source = ''] = volume.split(':')
+    return volume.includes(':') && !source.startsWith('.') && !source.startsWith('/') ? [source] : []
+  })
+}
+
+function parseEnvFile(text: string): Record<string, string> {
+  const lines = text.split('\n').filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+  return Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
+}
+
+/** The instructions of a Dockerfile, continuation lines joined, comments dropped. */
+function dockerInstructions(text: string): { keyword: string; args: string }[] {
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const [keyword = '', ...rest] = line.split(/\s+/)
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') }
+    })
+}
+
+function filesUnder(dir: string): string[] {
+  const absolute = join(repoRoot, dir)
+  if (!existsSync(absolute)) return []
+  return readdirSync(absolute, { recursive: true, encoding: 'utf8' })
+    .map((entry) => posix.join(dir, entry.split('\\').join('/')))
+    .filter((path) => statSync(join(repoRoot, path)).isFile())
+}
+
+const exampleEnv = parseEnvFile(read('.env.example'))
+// Settings of .env.example the containers need not be given: their defaults fit inside a container.
+const defaultsFitContainers = new Set([
+  'KAFKA_CLIENT_ID',
+  'CLICKHOUSE_DATA_DIR', // embedded engine only; the compose stack runs a ClickHouse server
+  'INGRESS_HOST', // 0.0.0.0 already
+  'INGRESS_BODY_LIMIT_BYTES',
+  'INGRESS_PUBLISH_TIMEOUT_MS',
+  'WORKER_GROUP_ID',
+])
+
+describe('docker-compose.yml', () => {
+  it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Grafana', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['clickhouse', 'grafana', 'ingress', 'kafka', 'prometheus', 'schema-registry', 'worker'].sort(),
+    )
+  })
+
+  it('pins every image to a tag other than latest, or builds it from the Dockerfile', () => {
+    for (const [name, service] of services) {
+      if (service.build !== undefined) {
+        const build = typeof service.build === 'string' ? { context: service.build } : service.build
+        const dockerfile = posix.join(build.context ?? '.', build.dockerfile ?? 'Dockerfile')
+        expect(posix.normalize(dockerfile), `${name} builds ${dockerfile}`).toBe('Dockerfile')
+        expect(existsSync(join(repoRoot, dockerfile)), `${name}: ${dockerfile} exists`).toBe(true)
+        continue
+      }
+      expect(service.image, `${name} has an image`).toBeTypeOf('string')
+      const tag = imageTag(service.image!)
+      expect(tag, `${name}: ${service.image} has a tag`).toBeTruthy()
+      expect(tag, `${name}: ${service.image} is pinned`).not.toBe('latest')
+    }
+  })
+
+  it('starts each service only after its dependencies are healthy', () => {
+    for (const [name, service] of services) {
+      for (const [dependency, condition] of Object.entries(dependenciesOf(service))) {
+        const target = compose.services[dependency]
+        expect(target, `${name} depends on ${dependency}, which is a service`).toBeDefined()
+        expect(hasHealthcheck(target), `${dependency} (a dependency of ${name}) has a healthcheck`).toBe(true)
+        expect(condition, `${name} waits for ${dependency} to be healthy`).toBe('service_healthy')
+      }
+    }
+    expect(Object.keys(dependenciesOf(compose.services.worker!)).sort()).toEqual(
+      ['clickhouse', 'kafka', 'schema-registry'].sort(),
+    )
+    expect(Object.keys(dependenciesOf(compose.services.ingress!)).sort()).toEqual(
+      ['kafka', 'schema-registry'].sort(),
+    )
+  })
+
+  it('gives every service a healthcheck', () => {
+    for (const [name, service] of services)
+      expect(hasHealthcheck(service), `${name} has a healthcheck`).toBe(true)
+  })
+
+  it('publishes valid ports, each host port once', () => {
+    const published = new Map<string, string>()
+    for (const [name, service] of services) {
+      for (const port of service.ports ?? []) {
+        const mapping = parsePort(port)
+        expect(isPort(mapping.target), `${name}: container port of ${JSON.stringify(port)}`).toBe(true)
+        if (mapping.published === undefined) continue
+        expect(isPort(mapping.published), `${name}: host port of ${JSON.stringify(port)}`).toBe(true)
+        const key = `${mapping.published}/${mapping.protocol}`
+        expect(published.get(key), `host port ${key} of ${name} is free`).toBeUndefined()
+        published.set(key, name)
+      }
+    }
+    expect(published.size).toBeGreaterThanOrEqual(services.length)
+  })
+
+  it('mounts only host paths that exist in the repository, and declared volumes', () => {
+    let mounts = 0
+    for (const [name, service] of services) {
+      for (const { source } of bindMounts(service)) {
+        mounts++
+        expect(existsSync(join(repoRoot, source)), `${name} mounts ${source}, which exists`).toBe(true)
+      }
+      for (const volume of namedVolumes(service))
+        expect(Object.keys(compose.volumes ?? {}), `${name} uses volume ${volume}`).toContain(volume)
+    }
+    expect(mounts).toBeGreaterThanOrEqual(4)
+  })
+
+  it('runs the ingress and the worker from the image with their entry files', () => {
+    expect(compose.services.ingress!.command).toEqual(['services/ingress/main.ts'])
+    expect(compose.services.worker!.command).toEqual(['services/worker/main.ts'])
+  })
+
+  it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {
+    const needed = Object.keys(exampleEnv).filter((name) => !defaultsFitContainers.has(name))
+    expect(needed).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'CLICKHOUSE_URL']))
+    for (const name of ['ingress', 'worker']) {
+      const environment = environmentOf(compose.services[name]!)
+      for (const variable of needed)
+        expect(
+          Object.keys(environment),
+          `${name} sets ${variable} (or add it to defaultsFitContainers in this test)`,
+        ).toContain(variable)
+      const config = loadConfig(environment)
+      expect(() => parseWebhookSecrets(config.WEBHOOK_SECRETS), `${name}: WEBHOOK_SECRETS`).not.toThrow()
+      expect(parseWebhookSecrets(config.WEBHOOK_SECRETS).length).toBeGreaterThan(0)
+    }
+  })
+
+  it('points the services at the compose servers, with matching ports and healthchecks', () => {
+    const config = loadConfig(environmentOf(compose.services.worker!))
+    for (const broker of config.KAFKA_BROKERS.split(',')) {
+      const [host, port] = broker.split(':')
+      expect(host).toBe('kafka')
+      expect(environmentOf(compose.services.kafka!).KAFKA_ADVERTISED_LISTENERS).toContain(`//kafka:${port}`)
+    }
+    const registry = new URL(config.SCHEMA_REGISTRY_URL)
+    expect(compose.services[registry.hostname], `${registry.hostname} is a service`).toBeDefined()
+    if (compose.services[registry.hostname]!.image?.startsWith('apicurio/'))
+      expect(registry.pathname).toBe('/apis/ccompat/v7')
+    expect(healthcheckText(compose.services[registry.hostname]!)).toContain(
+      `:${registry.port}${registry.pathname}`,
+    )
+
+    const clickhouseUrl = new URL(config.CLICKHOUSE_URL!)
+    expect(clickhouseUrl.hostname).toBe('clickhouse')
+    expect(clickhouseUrl.port).toBe('8123')
+    const clickhouse = environmentOf(compose.services.clickhouse!)
+    expect(clickhouse.CLICKHOUSE_USER).toBe(config.CLICKHOUSE_USER)
+    expect(clickhouse.CLICKHOUSE_PASSWORD).toBe(config.CLICKHOUSE_PASSWORD)
+    expect(clickhouse.CLICKHOUSE_DB).toBe(config.CLICKHOUSE_DATABASE)
+
+    const ingress = loadConfig(environmentOf(compose.services.ingress!))
+    expect(compose.services.ingress!.ports!.map((port) => parsePort(port).target)).toContain(
+      ingress.INGRESS_PORT,
+    )
+    expect(healthcheckText(compose.services.ingress!)).toContain(`:${ingress.INGRESS_PORT}/healthz`)
+    expect(compose.services.worker!.ports!.map((port) => parsePort(port).target)).toContain(
+      config.WORKER_METRICS_PORT,
+    )
+    expect(healthcheckText(compose.services.worker!)).toContain(`:${config.WORKER_METRICS_PORT}/healthz`)
+  })
+})
+
+describe('.env.example', () => {
+  it('lists every setting of services/core/env.ts, each with a valid value', () => {
+    const defaults = loadConfig({})
+    expect(Object.keys(exampleEnv)).toEqual(expect.arrayContaining(Object.keys(defaults)))
+    expect(Object.keys(exampleEnv)).toContain('CLICKHOUSE_URL')
+    const fromExample = loadConfig(exampleEnv)
+    for (const [name, value] of Object.entries(exampleEnv))
+      if (value !== '') expect(String(fromExample[name as keyof typeof fromExample]), name).toBe(value)
+  })
+})
+
+describe('Dockerfile', () => {
+  const instructions = dockerInstructions(read('Dockerfile'))
+  const stages = instructions.reduce<{ keyword: string; args: string }[][]>((all, instruction) => {
+    if (instruction.keyword === 'FROM') all.push([])
+    all.at(-1)?.push(instruction)
+    return all
+  }, [])
+  const finalStage = stages.at(-1) ?? []
+
+  it('builds in two or more stages from pinned images', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2)
+    const stageNames: string[] = []
+    for (const stage of stages) {
+      const [image = '', as, name] = stage[0]!.args.split(/\s+/)
+      if (!stageNames.includes(image)) {
+        expect(imageTag(image), `FROM ${image} has a tag`).toBeTruthy()
+        expect(imageTag(image), `FROM ${image} is pinned`).not.toBe('latest')
+      }
+      if (as?.toUpperCase() === 'AS' && name) stageNames.push(name)
+    }
+  })
+
+  it('runs as a user that is not root', () => {
+    const users = finalStage.filter((instruction) => instruction.keyword === 'USER').map(({ args }) => args)
+    expect(users.length).toBeGreaterThan(0)
+    expect(['root', '0', '0:0', 'root:root']).not.toContain(users.at(-1))
+  })
+
+  it('installs production dependencies only and starts node on an entry file', () => {
+    const runs = instructions.filter((instruction) => instruction.keyword === 'RUN').map(({ args }) => args)
+    expect(runs.some((run) => /npm ci\b.*--omit=dev/.test(run))).toBe(true)
+    const copies = finalStage.filter((instruction) => instruction.keyword === 'COPY').map(({ args }) => args)
+    for (const path of ['node_modules', 'services', 'schemas', 'package.json'])
+      expect(
+        copies.some((copy) => copy.includes(path)),
+        `final stage copies ${path}`,
+      ).toBe(true)
+    const last = (keyword: string) =>
+      finalStage.filter((instruction) => instruction.keyword === keyword).at(-1)?.args
+    expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual(['node'])
+    expect(JSON.parse(last('CMD') ?? 'null')).toEqual(['services/ingress/main.ts'])
+  })
+
+  it('keeps local state and secrets out of the build context (.dockerignore)', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.stack', 'data', '.git', '.env']))
+  })
+})
+
+describe('Prometheus and Grafana provisioning', () => {
+  it('Prometheus scrapes the ingress and the worker and loads its rules folder', () => {
+    const prometheus = parse(read('dashboards/prometheus/prometheus.yml')) as {
+      rule_files: string[]
+      scrape_configs: { job_name: string; metrics_path?: string; static_configs: { targets: string[] }[] }[]
+    }
+    const config = loadConfig(environmentOf(compose.services.worker!))
+    const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((s) => s.targets))
+    expect(targets.sort()).toEqual(
+      [`ingress:${config.INGRESS_PORT}`, `worker:${config.WORKER_METRICS_PORT}`].sort(),
+    )
+    expect(prometheus.rule_files).toEqual(['rules/*.yml'])
+    const mounts = bindMounts(compose.services.prometheus!)
+    expect(mounts).toContainEqual({
+      source: './dashboards/prometheus/rules',
+      target: '/etc/prometheus/rules',
+    })
+    for (const file of filesUnder('dashboards/prometheus/rules').filter((path) => path.endsWith('.yml')))
+      expect((parse(read(file)) as { groups?: unknown }).groups, `${file} has rule groups`).toBeInstanceOf(
+        Array,
+      )
+  })
+
+  it('Grafana provisions the Prometheus and ClickHouse datasources of the compose stack', () => {
+    const { datasources } = parse(read('dashboards/grafana/provisioning/datasources/datasources.yaml')) as {
+      datasources: { uid: string; type: string; url?: string; jsonData?: Record<string, unknown> }[]
+    }
+    const byUid = Object.fromEntries(datasources.map((datasource) => [datasource.uid, datasource]))
+    expect(byUid.prometheus?.type).toBe('prometheus')
+    expect(compose.services[new URL(byUid.prometheus!.url!).hostname]).toBe(compose.services.prometheus)
+    expect(byUid.clickhouse?.type).toBe('grafana-clickhouse-datasource')
+    expect(byUid.clickhouse?.jsonData).toMatchObject({
+      host: 'clickhouse',
+      port: 8123,
+      protocol: 'http',
+      defaultDatabase: loadConfig(environmentOf(compose.services.worker!)).CLICKHOUSE_DATABASE,
+    })
+    expect(environmentOf(compose.services.grafana!).GF_PLUGINS_PREINSTALL_SYNC).toContain(
+      'grafana-clickhouse-datasource',
+    )
+  })
+
+  it('Grafana loads dashboards from the folder compose mounts, and every provisioning file parses', () => {
+    const { providers } = parse(read('dashboards/grafana/provisioning/dashboards/dashboards.yaml')) as {
+      providers: { type: string; options: { path: string } }[]
+    }
+    const dashboardsMount = bindMounts(compose.services.grafana!).find(
+      ({ source }) => source === './dashboards/grafana/dashboards',
+    )
+    expect(providers.map((provider) => provider.options.path)).toContain(dashboardsMount?.target)
+    const provisioning = filesUnder('dashboards/grafana/provisioning').filter((path) => /\.ya?ml$/.test(path))
+    expect(provisioning.length).toBeGreaterThanOrEqual(2)
+    for (const file of provisioning)
+      expect((parse(read(file)) as { apiVersion?: number }).apiVersion, file).toBe(1)
+    for (const file of filesUnder('dashboards/grafana/dashboards').filter((path) => path.endsWith('.json')))
+      expect(() => JSON.parse(read(file)), `${file} is JSON`).not.toThrow()
+  })
+})
