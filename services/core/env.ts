@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { topics } from './topics.ts'
 
 // Every setting of the pipeline, validated once at start; a bad value names its variable.
 // Port 0 asks the OS for a free port (tests, benchmarks).
@@ -24,6 +25,16 @@ const envSchema = z.object({
   INGRESS_PUBLISH_TIMEOUT_MS: positiveInt.default(10_000),
   WORKER_METRICS_PORT: port.default(9464),
   WORKER_GROUP_ID: z.string().min(1).default('voice-analytics-worker'),
+  // The worker's topics: the contract names by default; tests point a worker at throwaway topics.
+  WORKER_TOPIC: z.string().min(1).default(topics.conversationComplete),
+  WORKER_DLQ_TOPIC: z.string().min(1).default(topics.deadLetter),
+  /** Kafka fetch size per partition: bounds the messages (and rows) of one insert. */
+  WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(8 * 1024 * 1024),
+  /** Retention of the conversation tables and of the latency rollup, in days; 0 keeps everything. */
+  CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).default(0),
+  CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).default(0),
+  /** `npm run dev`: the local read-only SQL endpoint over the embedded ClickHouse (`voice-analytics query`). */
+  DEV_SQL_PORT: port.default(8124),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 })
 
