@@ -101,6 +101,7 @@ function testFields(
   ] as const)
   const success = testStatus === 'Completed' && rng.chance(0.8)
   const pool = success ? testReasons.passed : testReasons.failed
+  const first = rng.int(0, pool.length - 1)
   return {
     test_run_id: rng.pick(world.testRunIds),
     test_id: test.id,
@@ -110,7 +111,7 @@ function testFields(
         ? undefined
         : {
             success,
-            reasons: Array.from({ length: rng.int(1, 2) }, () => rng.pick(pool)),
+            reasons: pool.slice(first, first + rng.int(1, 2)),
             completion_reason: rng.weighted([
               ['StepsExhausted', 0.5],
               ['GoalReached', 0.35],
