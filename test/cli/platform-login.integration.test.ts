@@ -157,6 +157,16 @@ describe('voice-analytics CLI against the real Keycloak', () => {
         description: 'voice-analytics ingress',
       },
     })
+    // an error answer of the API: status, code and description, non-zero exit
+    const refused = await runCli(
+      ['webhooks', 'register', '--url', 'http://127.0.0.1:8080', '--field', 'url=ftp://x'],
+      env(),
+    )
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(
+      'POST /api/Webhooks failed: HTTP 400 Bad Request, invalid_request: url must be an http(s) URL',
+    )
+    expect(refused.stdout).toBe('')
     const list = await runCli(['webhooks', 'list'], env())
     expect(list.stdout).toContain(webhookId)
     expect(list.stdout).toContain('http://127.0.0.1:8080/webhooks/conversation-complete?[redacted]  (prod)')

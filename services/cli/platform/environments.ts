@@ -10,11 +10,12 @@ import { isSecureOrLoopback, parseLoopbackRedirectUri } from './loopback.ts'
 export const defaultScope = 'openid profile email offline_access'
 export const environmentVariable = 'VOICE_ANALYTICS_ENV'
 
-const environmentName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'environment names use letters, digits, "_" and "-"')
+// Environment names become file names (tokens/<name>.json).
+const environmentNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+const environmentNameRule = 'environment names use letters, digits, "_" and "-" (at most 64)'
+const environmentName = z.string().regex(environmentNamePattern, environmentNameRule)
 
-const serverUrl = z.url().refine((text) => isSecureOrLoopback(new URL(text)), {
+const serverUrl = z.url().refine((text) => !URL.canParse(text) || isSecureOrLoopback(new URL(text)), {
   message: 'must be https (plain http only for loopback addresses)',
 })
 
@@ -63,6 +64,9 @@ export function parseEnvironmentsConfig(text: string, file: string): Environment
   // Say why a secret is refused instead of a generic "unknown key"; never echo its value.
   const environments = (json as { environments?: Record<string, unknown> } | null)?.environments
   for (const [name, entry] of Object.entries(environments ?? {})) {
+    if (!environmentNamePattern.test(name)) {
+      throw new ConfigFileError(`${file}: environment "${name}": ${environmentNameRule}`)
+    }
     if (entry && typeof entry === 'object' && 'client_secret' in entry) {
       throw new ConfigFileError(
         `${file}: environment "${name}" has a client_secret; secrets are never kept in the config file. ` +
