@@ -1,0 +1,334 @@
+import type {
+  ConversationCompleteEvent,
+  ConversationData,
+  HistoryItem,
+} from '../core/event/conversation-complete.types.ts'
+import type { AvroRecord } from '../core/event/event-record.ts'
+import { extraFieldsField } from '../core/event/event-schema.ts'
+import { finiteNumber, timestampMs } from './clickhouse-values.ts'
+import { percentile } from './latency-percentiles.ts'
+import type {
+  CampaignItemRow,
+  ConversationItemRow,
+  ConversationRow,
+  HandoffRow,
+  LatencyFeedRow,
+  TableRows,
+  TestResultRow,
+  ToolCallRow,
+} from './table-rows.ts'
+import { pairToolCalls } from './tool-call-pairing.ts'
+import { TransformError } from './transform-error.ts'
+
+// THE transform: one decoded ConversationComplete (the Avro record, whose extra_fields_json carry
+// what the schema does not know) becomes the rows of every table. Pure: no I/O, no clock; the
+// same record and delivery always give the same rows, which is what makes retried inserts
+// deduplicate. Here, and only here, a history item becomes a row.
+export interface Delivery {
+  topic: string
+  partition: number
+  offset: number
+  /** Kafka message timestamp (ms): the version when the record has no received_at. */
+  timestampMs: number
+}
+
+type Decoded = ConversationCompleteEvent & {
+  source?: string | null
+  received_at?: number | null
+}
+
+const latencyMetrics = [
+  'e2e_latency',
+  'llm_node_ttft',
+  'tts_node_ttfb',
+  'transcription_delay',
+  'end_of_turn_delay',
+] as const
+type LatencyMetric = (typeof latencyMetrics)[number]
+
+function extraJson(object: Record<string, unknown> | null | undefined): string | null {
+  const extra = object?.[extraFieldsField]
+  return typeof extra === 'string' ? extra : null
+}
+
+const isRole = (item: HistoryItem, pattern: RegExp) => item.role != null && pattern.test(item.role)
+const isMessage = (item: HistoryItem) => item.kind == null || /^message$/i.test(item.kind)
+const userRole = /^user$/i
+const agentRole = /^(assistant|agent)$/i
+
+interface ItemTimes {
+  created_at: number | null
+  started_speaking_at: number | null
+  stopped_speaking_at: number | null
+}
+
+function itemTimes(item: HistoryItem, path: string): ItemTimes {
+  return {
+    created_at: timestampMs(item.created_at, `${path}.created_at`),
+    started_speaking_at: timestampMs(
+      item.metrics?.started_speaking_at,
+      `${path}.metrics.started_speaking_at`,
+    ),
+    stopped_speaking_at: timestampMs(
+      item.metrics?.stopped_speaking_at,
+      `${path}.metrics.stopped_speaking_at`,
+    ),
+  }
+}
+
+export function conversationRows(record: AvroRecord, delivery: Delivery): TableRows {
+  const envelope = record as Decoded
+  const data: ConversationData = envelope.data
+  if (typeof data?.session_id !== 'string' || data.session_id === '')
+    throw new TransformError('data.session_id', 'missing or empty')
+  const history = data.history ?? []
+
+  const receivedAt = typeof envelope.received_at === 'number' ? envelope.received_at : null
+  const createdAt = timestampMs(data.created_at, 'data.created_at')
+  const startTime = timestampMs(data.start_time, 'data.start_time')
+  const context = {
+    session_id: data.session_id,
+    event_time: startTime ?? createdAt ?? receivedAt ?? delivery.timestampMs,
+    agent_id: data.agent_id ?? '',
+    agent_name: data.agent_name ?? null,
+    source: envelope.source ?? '',
+    version: receivedAt ?? delivery.timestampMs,
+  }
+  const campaignId = data.campaign_id ?? null
+  const testRunId = data.test_run_id ?? null
+
+  // Items, in order, with the agent speaking at each (handoffs move it on after their item).
+  const times = history.map((item, index) => itemTimes(item, `data.history[${index}]`))
+  const items: ConversationItemRow[] = []
+  const handoffs: HandoffRow[] = []
+  const activeAgents: string[] = []
+  let activeAgent = context.agent_id
+  history.forEach((item, index) => {
+    const path = `data.history[${index}]`
+    const metrics = item.metrics
+    const metric = (name: LatencyMetric | 'on_user_turn_completed_delay') =>
+      finiteNumber(metrics?.[name], `${path}.metrics.${name}`)
+    activeAgents.push(activeAgent)
+    items.push({
+      ...context,
+      item_index: index,
+      campaign_id: campaignId,
+      test_run_id: testRunId,
+      start_time: startTime,
+      active_agent_id: activeAgent,
+      role: item.role ?? null,
+      content: item.content ?? null,
+      kind: item.kind ?? null,
+      id: item.id ?? null,
+      ...times[index]!,
+      interrupted: item.interrupted ?? null,
+      transcript_confidence: finiteNumber(item.transcript_confidence, `${path}.transcript_confidence`),
+      transcription_delay: metric('transcription_delay'),
+      end_of_turn_delay: metric('end_of_turn_delay'),
+      on_user_turn_completed_delay: metric('on_user_turn_completed_delay'),
+      llm_node_ttft: metric('llm_node_ttft'),
+      tts_node_ttfb: metric('tts_node_ttfb'),
+      e2e_latency: metric('e2e_latency'),
+      tool_name: item.tool_name ?? null,
+      tool_call_id: item.tool_call_id ?? null,
+      tool_arguments_json: item.tool_arguments_json ?? null,
+      tool_output: item.tool_output ?? null,
+      tool_is_error: item.tool_is_error ?? null,
+      handoff_to_agent_id: item.handoff_to_agent_id ?? null,
+      instructions: item.instructions ?? null,
+      tools_added: item.tools_added ?? [],
+      extra_fields_json: extraJson(item),
+      metrics_extra_fields_json: extraJson(metrics),
+    })
+    if (item.handoff_to_agent_id != null) {
+      handoffs.push({
+        ...context,
+        item_index: index,
+        from_agent_id: activeAgent,
+        to_agent_id: item.handoff_to_agent_id,
+        handed_off_at: times[index]!.created_at,
+        instructions: item.instructions ?? null,
+        tools_added: item.tools_added ?? [],
+        campaign_id: campaignId,
+        test_run_id: testRunId,
+      })
+      activeAgent = item.handoff_to_agent_id
+    }
+  })
+
+  const toolCalls: ToolCallRow[] = pairToolCalls(history).map(({ callIndex, call, output }) => {
+    const calledAt = call ? times[call.index]!.created_at : null
+    const outputAt = output ? times[output.index]!.created_at : null
+    return {
+      ...context,
+      call_index: callIndex,
+      active_agent_id: activeAgents[callIndex]!,
+      campaign_id: campaignId,
+      test_run_id: testRunId,
+      tool_call_id: call?.item.tool_call_id ?? output?.item.tool_call_id ?? null,
+      tool_name: call?.item.tool_name ?? output?.item.tool_name ?? null,
+      tool_arguments_json: call?.item.tool_arguments_json ?? null,
+      call_item_index: call?.index ?? null,
+      called_at: calledAt,
+      output_item_index: output?.index ?? null,
+      output_at: outputAt,
+      tool_output: output?.item.tool_output ?? null,
+      tool_is_error: output?.item.tool_is_error ?? null,
+      duration_seconds: calledAt !== null && outputAt !== null ? (outputAt - calledAt) / 1000 : null,
+    }
+  })
+
+  const values = (name: LatencyMetric) => items.flatMap((item) => (item[name] === null ? [] : [item[name]]))
+  const userTurns = history.filter((item) => isRole(item, userRole) && isMessage(item)).length
+  const testEval = data.test_eval_result
+  const room = data.room_metadata
+  const durationSeconds = finiteNumber(data.duration_seconds, 'data.duration_seconds')
+
+  const conversation: ConversationRow = {
+    ...context,
+    event: envelope.event,
+    audio_url: data.audio_url ?? null,
+    audio_url_expires_at: timestampMs(data.audio_url_expires_at, 'data.audio_url_expires_at'),
+    created_at: createdAt,
+    start_time: startTime,
+    agent_joined_at: timestampMs(data.agent_joined_at, 'data.agent_joined_at'),
+    duration_seconds: durationSeconds,
+    telecom_provider: data.telecom_provider ?? null,
+    from_number: data.from_number ?? null,
+    to_number: data.to_number ?? null,
+    call_sid: data.call_sid ?? null,
+    campaign_item_id: data.campaign_item_id ?? null,
+    campaign_id: campaignId,
+    campaign_name: data.campaign_name ?? null,
+    url_parameters: data.url_parameters ?? {},
+    test_run_id: testRunId,
+    test_id: data.test_id ?? null,
+    test_status: data.test_status ?? null,
+    test_success: testEval?.success ?? null,
+    test_reasons: testEval?.reasons ?? [],
+    test_completion_reason: testEval?.completion_reason ?? null,
+    room_failed: room?.failed ?? null,
+    room_skip_composite_egress: room?.skipCompositeEgress ?? null,
+    room_error: room?.error ?? null,
+    status: data.status ?? null,
+    error_message: data.error_message ?? null,
+    item_count: history.length,
+    user_turn_count: userTurns,
+    agent_turn_count: history.filter((item) => isRole(item, agentRole) && isMessage(item)).length,
+    tool_call_count: toolCalls.filter((row) => row.call_item_index !== null).length,
+    tool_error_count: toolCalls.filter((row) => row.tool_is_error === true).length,
+    interruption_count: history.filter((item) => item.interrupted === true).length,
+    handoff_count: handoffs.length,
+    e2e_latency_p50: percentile(values('e2e_latency'), 0.5),
+    e2e_latency_p95: percentile(values('e2e_latency'), 0.95),
+    llm_node_ttft_p50: percentile(values('llm_node_ttft'), 0.5),
+    llm_node_ttft_p95: percentile(values('llm_node_ttft'), 0.95),
+    tts_node_ttfb_p50: percentile(values('tts_node_ttfb'), 0.5),
+    tts_node_ttfb_p95: percentile(values('tts_node_ttfb'), 0.95),
+    transcription_delay_p50: percentile(values('transcription_delay'), 0.5),
+    transcription_delay_p95: percentile(values('transcription_delay'), 0.95),
+    end_of_turn_delay_p50: percentile(values('end_of_turn_delay'), 0.5),
+    end_of_turn_delay_p95: percentile(values('end_of_turn_delay'), 0.95),
+    extra_fields_json: extraJson(data),
+    envelope_extra_fields_json: extraJson(envelope),
+    test_eval_result_extra_fields_json: extraJson(testEval),
+    room_metadata_extra_fields_json: extraJson(room),
+    received_at: receivedAt,
+    kafka_topic: delivery.topic,
+    kafka_partition: delivery.partition,
+    kafka_offset: delivery.offset,
+  }
+
+  const testResults: TestResultRow[] =
+    data.test_run_id != null || data.test_id != null || data.test_status != null || testEval != null
+      ? [
+          {
+            ...context,
+            test_run_id: data.test_run_id ?? '',
+            test_id: data.test_id ?? '',
+            test_status: conversation.test_status,
+            test_success: conversation.test_success,
+            test_reasons: conversation.test_reasons,
+            test_completion_reason: conversation.test_completion_reason,
+            status: conversation.status,
+            room_failed: conversation.room_failed,
+            error_message: conversation.error_message,
+            duration_seconds: durationSeconds,
+            item_count: history.length,
+          },
+        ]
+      : []
+
+  const campaignItems: CampaignItemRow[] =
+    data.campaign_id != null || data.campaign_item_id != null
+      ? [
+          {
+            ...context,
+            campaign_id: data.campaign_id ?? '',
+            campaign_item_id: data.campaign_item_id ?? '',
+            campaign_name: conversation.campaign_name,
+            status: conversation.status,
+            room_failed: conversation.room_failed,
+            room_error: conversation.room_error,
+            error_message: conversation.error_message,
+            duration_seconds: durationSeconds,
+            telecom_provider: conversation.telecom_provider,
+            from_number: conversation.from_number,
+            to_number: conversation.to_number,
+            call_sid: conversation.call_sid,
+            url_parameters: conversation.url_parameters,
+            user_turn_count: userTurns,
+          },
+        ]
+      : []
+
+  return {
+    conversations: [conversation],
+    conversation_items: items,
+    tool_calls: toolCalls,
+    handoffs,
+    test_results: testResults,
+    campaign_items: campaignItems,
+    agent_latency_feed: latencyFeedRows(items, context),
+  }
+}
+
+/**
+ * The rollup's input: per minute of this conversation, its latency values. An item counts in the
+ * minute it was created (else when speech started, else the conversation's time).
+ */
+function latencyFeedRows(
+  items: readonly ConversationItemRow[],
+  context: Pick<LatencyFeedRow, 'agent_id' | 'session_id' | 'agent_name' | 'source' | 'version'> & {
+    event_time: number
+  },
+): LatencyFeedRow[] {
+  const byMinute = new Map<number, LatencyFeedRow>()
+  for (const item of items) {
+    if (latencyMetrics.every((name) => item[name] === null)) continue
+    const at = item.created_at ?? item.started_speaking_at ?? context.event_time
+    const minute = Math.floor(at / 60_000) * 60
+    let row = byMinute.get(minute)
+    if (!row) {
+      row = {
+        agent_id: context.agent_id,
+        minute,
+        session_id: context.session_id,
+        agent_name: context.agent_name,
+        source: context.source,
+        version: context.version,
+        e2e_latency: [],
+        llm_node_ttft: [],
+        tts_node_ttfb: [],
+        transcription_delay: [],
+        end_of_turn_delay: [],
+      }
+      byMinute.set(minute, row)
+    }
+    for (const name of latencyMetrics) {
+      const value = item[name]
+      if (value !== null) row[name].push(value)
+    }
+  }
+  return [...byMinute.values()].sort((a, b) => a.minute - b.minute)
+}
