@@ -1,0 +1,154 @@
+import type { Logger } from '../core/logger.ts'
+import type { BackoffSettings } from './backoff.ts'
+import { type MessageRows, mergeRows } from './batch-rows.ts'
+import { isConfigurationError, isDataError } from './clickhouse-errors.ts'
+import type { TableWrite } from './clickhouse-insert.ts'
+import { insertToken, type OffsetRange } from './insert-token.ts'
+import { retryUntil } from './retry-until.ts'
+import type { TableRows } from './table-rows.ts'
+import type { WorkerMetrics } from './worker-metrics.ts'
+
+// Writes the rows of partition batches to ClickHouse, batching by time and size: the batches of
+// one Kafka fetch (handled concurrently, one per partition) join one insert per table instead of
+// one each, which keeps parts few and large. A write that fails is retried with backoff, with
+// consumption paused, until ClickHouse acknowledges it (or the worker stops: then every waiting
+// batch fails and commits nothing). When ClickHouse refuses the data itself, the write is
+// retried message by message, and the messages it still refuses come back for the DLQ.
+export interface Rejected {
+  entry: MessageRows
+  error: string
+}
+
+export interface BatchWriterDeps {
+  insert: (rows: TableRows, token: string) => Promise<TableWrite[]>
+  metrics: WorkerMetrics
+  logger: Logger
+  signal: AbortSignal
+  backoff: BackoffSettings
+  /** Called with true when inserts start failing, false once one succeeds again. */
+  onFailing: (failing: boolean) => void
+  /** How long the first batch waits for others to join its write. */
+  lingerMs: number
+  /** A write starts at once when this many item rows are waiting. */
+  maxRows: number
+}
+
+interface Submission {
+  range: OffsetRange
+  entries: MessageRows[]
+  keepAlive: () => Promise<void>
+  resolve: (rejected: Rejected[]) => void
+  reject: (error: unknown) => void
+}
+
+export class BatchWriter {
+  private pending: Submission[] = []
+  private pendingRows = 0
+  private timer: NodeJS.Timeout | undefined
+  private flushing: Promise<void> = Promise.resolve()
+  private failing = false
+  private readonly deps: BatchWriterDeps
+
+  constructor(deps: BatchWriterDeps) {
+    this.deps = deps
+  }
+
+  /** Resolves once ClickHouse acknowledged these rows; returns the messages it refused. */
+  write(range: OffsetRange, entries: MessageRows[], keepAlive: () => Promise<void>): Promise<Rejected[]> {
+    const done = new Promise<Rejected[]>((resolve, reject) => {
+      this.pending.push({ range, entries, keepAlive, resolve, reject })
+    })
+    this.pendingRows += entries.reduce((sum, entry) => sum + entry.rows.conversation_items.length + 1, 0)
+    if (this.pendingRows >= this.deps.maxRows) this.scheduleFlush(0)
+    else this.scheduleFlush(this.deps.lingerMs)
+    return done
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.timer && delayMs > 0) return
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.flushing = this.flushing.then(() => this.flush())
+    }, delayMs)
+  }
+
+  private async flush(): Promise<void> {
+    const submissions = this.pending
+    if (submissions.length === 0) return
+    this.pending = []
+    this.pendingRows = 0
+    try {
+      const rejected = await this.writeAll(submissions)
+      for (const submission of submissions)
+        submission.resolve(rejected.filter((item) => submission.entries.includes(item.entry)))
+    } catch (error) {
+      for (const submission of submissions) submission.reject(error)
+    }
+  }
+
+  private async writeAll(submissions: Submission[]): Promise<Rejected[]> {
+    const entries = submissions.flatMap((submission) => submission.entries)
+    const keepAlive = () => submissions[0]!.keepAlive()
+    this.deps.metrics.batchMessages.observe(entries.length)
+    try {
+      await this.acknowledged(mergeRows(entries), insertToken(submissions.map((s) => s.range)), keepAlive)
+      return []
+    } catch (error) {
+      if (!isDataError(error)) throw error
+      this.deps.logger.warn(
+        { error: (error as Error).message, messages: entries.length },
+        'ClickHouse refused the data of a write: retrying it message by message',
+      )
+    }
+    const rejected: Rejected[] = []
+    for (const entry of entries) {
+      const { topic, partition, offset } = entry.delivery
+      const range = { topic, partition, firstOffset: String(offset), lastOffset: String(offset) }
+      try {
+        await this.acknowledged(entry.rows, insertToken([range]), keepAlive)
+      } catch (error) {
+        if (!isDataError(error)) throw error
+        rejected.push({ entry, error: (error as Error).message })
+      }
+    }
+    return rejected
+  }
+
+  private async acknowledged(rows: TableRows, token: string, keepAlive: () => Promise<void>): Promise<void> {
+    const { metrics, logger } = this.deps
+    const writes = await retryUntil(() => this.deps.insert(rows, token), {
+      signal: this.deps.signal,
+      backoff: this.deps.backoff,
+      giveUp: isDataError,
+      keepAlive,
+      onFailure: (error, attempt, delayMs) => {
+        metrics.retries.inc({ operation: 'clickhouse_insert' })
+        if (!this.failing) {
+          this.failing = true
+          metrics.clickhouseFailing.set(1)
+          this.deps.onFailing(true)
+        }
+        const message = (error as Error).message
+        if (isConfigurationError(error))
+          logger.error(
+            { attempt, retryInMs: delayMs, error: message },
+            'ClickHouse refuses the worker (missing table or database, credentials, read-only): ' +
+              'this will not heal by itself; run `voice-analytics migrate` or fix CLICKHOUSE_* settings. Retrying',
+          )
+        else
+          logger.warn({ attempt, retryInMs: delayMs, error: message }, 'ClickHouse insert failed: retrying')
+      },
+    })
+    if (this.failing) {
+      this.failing = false
+      metrics.clickhouseFailing.set(0)
+      this.deps.onFailing(false)
+      logger.info('ClickHouse acknowledges inserts again: resuming')
+    }
+    for (const write of writes) {
+      metrics.rowsInserted.inc({ table: write.table }, write.rows)
+      metrics.insertDuration.observe({ table: write.table }, write.seconds)
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { metricsContentType, type Registry } from '../core/metrics.ts'
+
+// The worker's operations endpoint: GET /metrics (Prometheus) and GET /healthz (200 while the
+// consumer runs, 503 once it stopped or crashed; the body says what is going on).
+export interface Health {
+  healthy: boolean
+  [detail: string]: unknown
+}
+
+export interface MetricsServer {
+  url: string
+  close(): Promise<void>
+}
+
+export async function startMetricsServer(
+  registry: Registry,
+  health: () => Health,
+  port: number,
+  host = '0.0.0.0',
+): Promise<MetricsServer> {
+  const server: Server = createServer(async (request, response) => {
+    const path = (request.url ?? '/').split('?')[0]
+    if (request.method !== 'GET') {
+      response.writeHead(405).end()
+    } else if (path === '/metrics') {
+      const body = await registry.metrics()
+      response.writeHead(200, { 'content-type': metricsContentType }).end(body)
+    } else if (path === '/healthz') {
+      const state = health()
+      response
+        .writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify(state))
+    } else {
+      response.writeHead(404).end()
+    }
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}

@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram, type Registry } from '../core/metrics.ts'
+
+// Everything the worker counts. Dashboards and alerts read these names.
+export function createWorkerMetrics(registry: Registry) {
+  return {
+    messagesConsumed: new Counter({
+      name: 'worker_messages_consumed_total',
+      help: 'Kafka messages consumed, by outcome (inserted, dead_lettered)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    rowsInserted: new Counter({
+      name: 'worker_rows_inserted_total',
+      help: 'Rows acknowledged by ClickHouse, by table (agent_latency_feed feeds the latency rollup)',
+      labelNames: ['table'] as const,
+      registers: [registry],
+    }),
+    insertDuration: new Histogram({
+      name: 'worker_insert_duration_seconds',
+      help: 'Time of one acknowledged ClickHouse insert, by table',
+      labelNames: ['table'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    batchMessages: new Histogram({
+      name: 'worker_batch_messages',
+      help: 'Messages per ClickHouse write (one write covers the partition batches of a fetch)',
+      buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers: [registry],
+    }),
+    batchDuration: new Histogram({
+      name: 'worker_batch_duration_seconds',
+      help: 'Time from receiving a partition batch to committing its offsets',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    deadLettered: new Counter({
+      name: 'worker_dead_letter_total',
+      help: 'Messages sent to the dead-letter topic, by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    retries: new Counter({
+      name: 'worker_retries_total',
+      help: 'Retried operations, by what failed (clickhouse_insert, schema_registry, dead_letter_publish)',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    consumerLag: new Gauge({
+      name: 'worker_consumer_lag',
+      help: 'Messages behind the high watermark after the last commit, by topic and partition',
+      labelNames: ['topic', 'partition'] as const,
+      registers: [registry],
+    }),
+    lastCommit: new Gauge({
+      name: 'worker_last_commit_timestamp_seconds',
+      help: 'When offsets were last committed (after ClickHouse acknowledged), Unix seconds',
+      registers: [registry],
+    }),
+    clickhouseFailing: new Gauge({
+      name: 'worker_clickhouse_failing',
+      help: '1 while inserts fail and the consumer is paused retrying, else 0',
+      registers: [registry],
+    }),
+    eventAge: new Histogram({
+      name: 'worker_event_age_seconds',
+      help: 'Freshness: from the ingress receiving an event to ClickHouse acknowledging its rows',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600],
+      registers: [registry],
+    }),
+  }
+}
+
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>

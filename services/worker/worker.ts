@@ -1,0 +1,186 @@
+import { type ClickHouseClient, createClickHouse, describeClickHouse } from '../core/clickhouse.ts'
+import { runMigrations } from '../core/clickhouse-migrations.ts'
+import { applyRetention } from '../core/clickhouse-retention.ts'
+import type { Config } from '../core/env.ts'
+import type { AvroRecord } from '../core/event/event-record.ts'
+import { createSchemaRegistry } from '../core/event-codec.ts'
+import { createKafka, ensureTopics } from '../core/kafka.ts'
+import type { Logger } from '../core/logger.ts'
+import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
+import { type BackoffSettings, defaultBackoff } from './backoff.ts'
+import { createBatchProcessor } from './batch-processor.ts'
+import { BatchWriter } from './batch-writer.ts'
+import { insertTableRows } from './clickhouse-insert.ts'
+import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
+import { retryUntil } from './retry-until.ts'
+import { createWorkerMetrics } from './worker-metrics.ts'
+
+// The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
+// group on the event topic (eachBatch, offsets committed by hand after ClickHouse acknowledged),
+// a producer for the DLQ, metrics and health. Scale out by starting more workers with the same
+// WORKER_GROUP_ID: Kafka spreads the partitions over them.
+export interface WorkerOptions {
+  /** An existing client (tests, `npm run dev`); the worker does not close it. */
+  clickhouse?: ClickHouseClient
+  registry?: Registry
+  /** false: no /metrics server (the replay command). */
+  metricsServer?: boolean
+  backoff?: BackoffSettings
+  /** Grace for the batch in flight at stop before its retries are abandoned. */
+  stopGraceMs?: number
+}
+
+export interface RunningWorker {
+  metricsUrl: string | undefined
+  clickhouse: ClickHouseClient
+  stop(): Promise<void>
+}
+
+export async function prepareClickHouse(
+  clickhouse: ClickHouseClient,
+  config: Config,
+  logger: Logger,
+  signal: AbortSignal,
+  backoff: BackoffSettings = defaultBackoff,
+): Promise<void> {
+  await retryUntil(
+    async () => {
+      const report = await runMigrations(clickhouse, config.CLICKHOUSE_DATABASE)
+      for (const migration of report.applied)
+        logger.info({ version: migration.version, name: migration.name }, 'ClickHouse migration applied')
+      const retention = await applyRetention(clickhouse, config.CLICKHOUSE_DATABASE, {
+        conversationDays: config.CLICKHOUSE_TTL_DAYS,
+        rollupDays: config.CLICKHOUSE_ROLLUP_TTL_DAYS,
+      })
+      for (const statement of retention) logger.info({ statement }, 'ClickHouse retention changed')
+    },
+    {
+      signal,
+      backoff,
+      giveUp: (error) => (error as Error).name === 'MigrationError',
+      onFailure: (error, attempt, delayMs) =>
+        logger.warn(
+          { attempt, retryInMs: delayMs, error: (error as Error).message },
+          'ClickHouse not ready: retrying',
+        ),
+    },
+  )
+}
+
+export async function startWorker(
+  config: Config,
+  logger: Logger,
+  options: WorkerOptions = {},
+): Promise<RunningWorker> {
+  const backoff = options.backoff ?? defaultBackoff
+  const controller = new AbortController()
+  const clickhouse = options.clickhouse ?? createClickHouse(config)
+  logger.info({ clickhouse: describeClickHouse(config) }, 'worker starting')
+  await prepareClickHouse(clickhouse, config, logger, controller.signal, backoff)
+
+  const registry = options.registry ?? createMetricsRegistry('worker')
+  const metrics = createWorkerMetrics(registry)
+  const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
+  const decode = (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>
+  const kafka = createKafka(
+    { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-worker` },
+    logger,
+  )
+  const topic = config.WORKER_TOPIC
+
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await ensureTopics(admin, [{ topic }, { topic: config.WORKER_DLQ_TOPIC }])
+  } finally {
+    await admin.disconnect()
+  }
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
+  await producer.connect()
+  const consumer = kafka.consumer({
+    groupId: config.WORKER_GROUP_ID,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+    maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
+    maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 4,
+    minBytes: 1024 * 1024,
+    maxWaitTimeInMs: 250,
+  })
+
+  let state: 'starting' | 'running' | 'crashed' | 'stopped' = 'starting'
+  let clickhouseFailing = false
+  const writer = new BatchWriter({
+    insert: (rows, token) => insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token),
+    metrics,
+    logger,
+    signal: controller.signal,
+    backoff,
+    lingerMs: 50,
+    maxRows: 60_000,
+    onFailing: (failing) => {
+      clickhouseFailing = failing
+      // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
+      if (failing) consumer.pause([{ topic }])
+      else consumer.resume([{ topic }])
+    },
+  })
+  consumer.on(consumer.events.CRASH, (event) => {
+    const { error, restart } = event.payload
+    logger.error({ error: error.message, restart }, 'Kafka consumer crashed')
+    if (!restart) state = 'crashed'
+  })
+
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: 16,
+    eachBatch: createBatchProcessor({
+      decode,
+      writer,
+      producer,
+      deadLetterTopic: config.WORKER_DLQ_TOPIC,
+      metrics,
+      logger,
+      signal: controller.signal,
+      backoff,
+    }),
+  })
+  state = 'running'
+
+  let server: MetricsServer | undefined
+  if (options.metricsServer !== false)
+    server = await startMetricsServer(
+      registry,
+      () => ({
+        healthy: state === 'running',
+        consumer: state,
+        clickhouseFailing,
+        topic,
+        groupId: config.WORKER_GROUP_ID,
+      }),
+      config.WORKER_METRICS_PORT,
+    )
+  logger.info({ topic, groupId: config.WORKER_GROUP_ID, metrics: server?.url }, 'worker consuming')
+
+  return {
+    metricsUrl: server?.url,
+    clickhouse,
+    async stop() {
+      // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
+      const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
+      try {
+        await consumer.disconnect()
+      } finally {
+        clearTimeout(grace)
+        controller.abort()
+        state = 'stopped'
+      }
+      await producer.disconnect()
+      await server?.close()
+      if (!options.clickhouse) await clickhouse.close()
+      logger.info('worker stopped')
+    },
+  }
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { type TableName, tableColumns } from '../../services/worker/table-rows.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { fixtureNames, loadFixture } from '../fixtures/index.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  expectedRows,
+  produceEvents,
+  queryRows,
+  readTable,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// Fixtures and 1,000 generated conversations through real Kafka, the real registry and the
+// worker into embedded ClickHouse: exactly the expected rows in every table, values equal.
+const orderBy: Record<Exclude<TableName, 'agent_latency_feed'>, string> = {
+  conversations: 'session_id',
+  conversation_items: 'session_id, item_index',
+  tool_calls: 'session_id, call_index',
+  handoffs: 'session_id, item_index',
+  test_results: 'session_id',
+  campaign_items: 'session_id',
+}
+const deliveryColumns = new Set(['kafka_topic', 'kafka_partition', 'kafka_offset'])
+
+describe('worker: Kafka -> ClickHouse, every table', () => {
+  const data = tempDataDir('worker-pipeline')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let sent: Sent[]
+  let topic: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-pipeline', 3)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    const events = [
+      ...fixtureNames.map(loadFixture),
+      ...generateConversations({ count: 1000, seed: 4242, unknownFieldRate: 0.1 }),
+    ]
+    const base = Date.parse('2026-03-01T12:00:00Z')
+    sent = await produceEvents(producer, codec, topic, events, 'prod', (index) => base + index)
+    worker = await startWorker(workerConfig(topic, data.dir), testLogger(), { clickhouse })
+    await waitFor(
+      () => countFinal(clickhouse, 'conversations'),
+      (n) => n >= sent.length,
+      180_000,
+      'conversations',
+    )
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('writes exactly the expected rows of every table, values equal to the transform of the input', async () => {
+    const expected = expectedRows(sent)
+    for (const table of Object.keys(orderBy) as Array<keyof typeof orderBy>) {
+      const columns = tableColumns[table].filter((column) => !deliveryColumns.has(column))
+      const keys = orderBy[table].split(', ')
+      const sortKey = (row: Record<string, unknown>) =>
+        keys.map((key) => String(row[key]).padStart(12, '0')).join('|')
+      const want = (expected[table] as unknown as Record<string, unknown>[])
+        .map((row) => Object.fromEntries(columns.map((column) => [column, row[column]])))
+        .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
+      const got = await readTable(clickhouse, table, columns, orderBy[table])
+      expect(got.length, table).toBe(want.length)
+      const sorted = got.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
+      expect(sorted, table).toEqual(want)
+    }
+  })
+
+  it('stores item fields equal to the JSON input: timestamps to the millisecond, metrics to the bit', async () => {
+    const items = await readTable(
+      clickhouse,
+      'conversation_items',
+      [
+        'session_id',
+        'item_index',
+        'role',
+        'content',
+        'created_at',
+        'started_speaking_at',
+        'e2e_latency',
+        'llm_node_ttft',
+        'tts_node_ttfb',
+        'transcription_delay',
+        'end_of_turn_delay',
+        'tool_output',
+      ],
+      'session_id, item_index',
+    )
+    const bySession = new Map<string, Record<string, unknown>[]>()
+    for (const item of items) {
+      const list = bySession.get(item.session_id as string) ?? []
+      list.push(item)
+      bySession.set(item.session_id as string, list)
+    }
+    let compared = 0
+    for (const { event } of sent) {
+      const stored = bySession.get(event.data.session_id) ?? []
+      const history = event.data.history ?? []
+      expect(stored).toHaveLength(history.length)
+      history.forEach((item, index) => {
+        const row = stored[index]!
+        expect(row.content).toBe(item.content ?? null)
+        expect(row.role).toBe(item.role ?? null)
+        expect(row.created_at).toBe(item.created_at ? Date.parse(item.created_at) : null)
+        expect(row.started_speaking_at).toBe(
+          item.metrics?.started_speaking_at ? Date.parse(item.metrics.started_speaking_at) : null,
+        )
+        for (const metric of [
+          'e2e_latency',
+          'llm_node_ttft',
+          'tts_node_ttfb',
+          'transcription_delay',
+          'end_of_turn_delay',
+        ] as const)
+          expect(Object.is(row[metric], item.metrics?.[metric] ?? null), metric).toBe(true)
+        expect(row.tool_output).toBe(item.tool_output ?? null)
+        compared++
+      })
+    }
+    expect(compared).toBeGreaterThan(30_000)
+  })
+
+  it('feeds the latency rollup with every metric value exactly once', async () => {
+    const [fromItems] = await queryRows<{ n: number }>(
+      clickhouse,
+      `SELECT countIf(e2e_latency IS NOT NULL) AS n FROM ${database}.conversation_items FINAL`,
+    )
+    const [fromRollup] = await queryRows<{ n: number; sessions: number }>(
+      clickhouse,
+      `SELECT sum(e2e_latency_count) AS n, uniqExact(session_id) AS sessions FROM ${database}.agent_latency_minute FINAL`,
+    )
+    const expected = expectedRows(sent).agent_latency_feed
+    expect(fromRollup!.n).toBe(expected.reduce((sum, row) => sum + row.e2e_latency.length, 0))
+    expect(fromRollup!.n).toBe(fromItems!.n)
+    expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.length)
+    const [view] = await queryRows<{ samples: number }>(
+      clickhouse,
+      `SELECT sum(e2e_latency_samples) AS samples FROM ${database}.agent_latency_per_minute`,
+    )
+    expect(view!.samples).toBe(fromItems!.n)
+  })
+
+  it('serves /metrics and /healthz', async () => {
+    const health = await fetch(`${worker.metricsUrl}/healthz`)
+    expect(health.status).toBe(200)
+    const metrics = await (await fetch(`${worker.metricsUrl}/metrics`)).text()
+    expect(metrics).toMatch(
+      new RegExp(`worker_messages_consumed_total\\{outcome="inserted",service="worker"\\} ${sent.length}`),
+    )
+    expect(metrics).toMatch(/worker_rows_inserted_total\{table="conversation_items",service="worker"\} \d+/)
+    expect(metrics).toMatch(/worker_consumer_lag\{topic="[^"]+",partition="\d",service="worker"\} 0/)
+  })
+})

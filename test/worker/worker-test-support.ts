@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
+import { type Config, loadConfig } from '../../services/core/env.ts'
+import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
+import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-record.ts'
+import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { createLogger } from '../../services/core/logger.ts'
+import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import {
+  emptyTableRows,
+  type TableName,
+  type TableRows,
+  tableNames,
+} from '../../services/worker/table-rows.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
+
+// Shared by the worker's integration tests: a temp embedded ClickHouse, worker configuration
+// pointing at throwaway topics, producing events the way the ingress does, and reading tables.
+export const database = 'voice_analytics'
+
+export function tempDataDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `va-${prefix}-`))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+export function embeddedClickHouse(dataDir: string): ClickHouseClient {
+  return createClickHouse({
+    CLICKHOUSE_DATA_DIR: dataDir,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+  })
+}
+
+export function workerEnv(
+  topic: string,
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    KAFKA_BROKERS: kafkaBrokers(),
+    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
+    CLICKHOUSE_DATA_DIR: dataDir,
+    WORKER_TOPIC: topic,
+    WORKER_DLQ_TOPIC: `${topic}.dlq`,
+    WORKER_GROUP_ID: `va-test-worker-${randomUUID()}`,
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  }
+}
+
+export function workerConfig(topic: string, dataDir: string, extra: Record<string, string> = {}): Config {
+  return loadConfig(workerEnv(topic, dataDir, extra))
+}
+
+export const testLogger = () => createLogger('worker-test', process.env.TEST_LOG_LEVEL ?? 'warn')
+
+export async function testCodec(): Promise<EventCodec> {
+  return createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+}
+
+export interface Sent {
+  event: ConversationCompleteEvent
+  record: AvroRecord
+}
+
+/** Publishes events as the ingress does: key session_id, value Avro of toAvroRecord. */
+export async function produceEvents(
+  producer: Producer,
+  codec: EventCodec,
+  topic: string,
+  events: readonly ConversationCompleteEvent[],
+  source = 'prod',
+  receivedAt: (index: number) => number = () => Date.now(),
+): Promise<Sent[]> {
+  const sent: Sent[] = events.map((event, index) => ({
+    event,
+    record: toAvroRecord(event, { source, receivedAt: receivedAt(index) }),
+  }))
+  for (let start = 0; start < sent.length; start += 200) {
+    const chunk = sent.slice(start, start + 200)
+    const values = await Promise.all(chunk.map(({ record }) => codec.encode(record)))
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: chunk.map(({ event }, index) => ({ key: event.data.session_id, value: values[index]! })),
+    })
+  }
+  return sent
+}
+
+export async function connectedProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({ idempotent: true })
+  await producer.connect()
+  return producer
+}
+
+export async function queryRows<T = Record<string, unknown>>(
+  client: ClickHouseClient,
+  query: string,
+): Promise<T[]> {
+  const result = await client.query({
+    query,
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  return result.json<T>()
+}
+
+export async function countFinal(client: ClickHouseClient, table: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(client, `SELECT count() AS n FROM ${database}.${table} FINAL`)
+  return Number(row?.n ?? 0)
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 120_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: T = await probe()
+  while (!done(last)) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(last)}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    last = await probe()
+  }
+  return last
+}
+
+/** The rows the transform makes of what was sent (delivery-dependent columns left out). */
+export function expectedRows(sent: readonly Sent[]): TableRows {
+  const all = emptyTableRows()
+  for (const { record } of sent) {
+    const rows = conversationRows(record, { topic: '', partition: 0, offset: 0, timestampMs: 0 })
+    for (const table of tableNames) (all[table] as unknown[]).push(...(rows[table] as unknown[]))
+  }
+  return all
+}
+
+/**
+ * A table read back in the form the row builders produce: DateTime64 as epoch ms, DateTime as
+ * epoch seconds, 64-bit integers as numbers.
+ */
+export async function readTable(
+  client: ClickHouseClient,
+  table: TableName | 'agent_latency_minute',
+  columns: readonly string[],
+  orderBy: string,
+): Promise<Record<string, unknown>[]> {
+  const types = await queryRows<{ name: string; type: string }>(
+    client,
+    `SELECT name, type FROM system.columns WHERE database = '${database}' AND table = '${table}'`,
+  )
+  const typeOf = new Map(types.map((row) => [row.name, row.type]))
+  const select = columns.map((column) => {
+    const type = typeOf.get(column) ?? ''
+    if (type.includes('DateTime64')) return `toUnixTimestamp64Milli(${column}) AS ${column}`
+    if (type.includes('DateTime')) return `toUnixTimestamp(${column}) AS ${column}`
+    return column
+  })
+  return queryRows(client, `SELECT ${select.join(', ')} FROM ${database}.${table} FINAL ORDER BY ${orderBy}`)
+}
