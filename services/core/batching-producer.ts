@@ -1,8 +1,10 @@
 import type { IHeaders, Producer } from './kafka.ts'
 
-// Many concurrent webhooks become one Kafka request: messages wait up to `lingerMs` (or until
-// `maxBatchBytes`) and go out together with acks=all, while every caller still awaits the
-// acknowledgement of its own message. A publish that takes longer than `timeoutMs` is refused.
+// Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
+// batches await their acknowledgement, new messages queue up, and each time a batch settles
+// the queue goes out as the next one (up to `maxBatchBytes`). Light load: a message leaves
+// after `lingerMs`; heavy load: batches grow by themselves. Every caller still awaits the
+// acknowledgement of its own message, and one that takes longer than `timeoutMs` is refused.
 export interface OutgoingMessage {
   key: string | null
   value: Buffer
@@ -23,12 +25,12 @@ interface Pending {
 export interface BatchingProducerOptions {
   lingerMs: number
   maxBatchBytes: number
+  maxInFlight: number
   timeoutMs: number
 }
 
 export class BatchingProducer {
   private queue: Pending[] = []
-  private queuedBytes = 0
   private timer: NodeJS.Timeout | undefined
   private readonly inFlight = new Set<Promise<void>>()
   private readonly producer: Producer
@@ -43,25 +45,33 @@ export class BatchingProducer {
     const acknowledged = new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, message, resolve, reject })
     })
-    this.queuedBytes += message.value.length
-    if (this.queuedBytes >= this.options.maxBatchBytes) this.flush()
-    else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs)
+    if (this.inFlight.size < this.options.maxInFlight)
+      this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs)
     return withTimeout(acknowledged, this.options.timeoutMs)
   }
 
-  /** Sends what is queued now; resolves when every batch sent so far is settled. */
+  /** Sends everything queued; resolves when all of it is settled. */
   async drain(): Promise<void> {
-    this.flush()
-    await Promise.allSettled([...this.inFlight])
+    while (this.queue.length > 0 || this.inFlight.size > 0) {
+      this.flush()
+      await Promise.race([...this.inFlight])
+    }
+  }
+
+  private takeBatch(): Pending[] {
+    let bytes = 0
+    let count = 0
+    while (count < this.queue.length && (count === 0 || bytes < this.options.maxBatchBytes))
+      bytes += this.queue[count++]!.message.value.length
+    return this.queue.splice(0, count)
   }
 
   private flush(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (this.queue.length === 0) return
-    const batch = this.queue
-    this.queue = []
-    this.queuedBytes = 0
+    // At the limit: the batch in flight that settles first sends the queue.
+    if (this.queue.length === 0 || this.inFlight.size >= this.options.maxInFlight) return
+    const batch = this.takeBatch()
     const byTopic = new Map<string, OutgoingMessage[]>()
     for (const { topic, message } of batch) {
       const messages = byTopic.get(topic) ?? []
@@ -79,7 +89,10 @@ export class BatchingProducer {
         },
       )
     this.inFlight.add(sending)
-    void sending.finally(() => this.inFlight.delete(sending))
+    void sending.finally(() => {
+      this.inFlight.delete(sending)
+      if (this.queue.length > 0) this.flush()
+    })
   }
 }
 

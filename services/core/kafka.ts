@@ -1,3 +1,5 @@
+// Must run before kafkajs loads: swaps in a native checksum (see the module).
+import './kafkajs-native-crc.ts'
 import { type Admin, type ITopicConfig, Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs'
 import type { Logger } from './logger.ts'
 

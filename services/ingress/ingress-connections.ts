@@ -91,8 +91,9 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
   )
 
   const batching = new BatchingProducer(producer, {
-    lingerMs: 2,
-    maxBatchBytes: 1024 * 1024,
+    lingerMs: 1,
+    maxBatchBytes: 4 * 1024 * 1024,
+    maxInFlight: 2,
     timeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
   })
 

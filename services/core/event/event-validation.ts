@@ -10,11 +10,24 @@ export interface Problem {
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-// ISO 8601 date-time with a zone: Z or ±hh:mm (±hhmm tolerated), fractions optional.
-const dateTimePattern = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/
+// ISO 8601 date-time with a zone: Z or ±hh:mm (±hhmm tolerated), fractions optional. The
+// ranges live in the pattern (no Date.parse per field: this runs for every timestamp received).
+const dateTimePattern =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d{1,9})?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)$/
 
 export function isIsoDateTime(text: string): boolean {
-  return dateTimePattern.test(text) && !Number.isNaN(Date.parse(text))
+  return dateTimePattern.test(text)
+}
+
+/** Nesting allowed inside fields the schema does not know (they are carried as JSON text). */
+export const maxUnknownFieldDepth = 32
+
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  if (limit === 0) return true
+  for (const item of Array.isArray(value) ? value : Object.values(value))
+    if (deeperThan(item, limit - 1)) return true
+  return false
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -66,6 +79,13 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
         if (fieldValue === undefined || fieldValue === null) {
           if (!field.optional) problems.push({ path: fieldPath, problem: 'required' })
         } else check(fieldValue, field.type, fieldPath, problems)
+      }
+      for (const key in value) {
+        if (!type.known.has(key) && deeperThan(value[key], maxUnknownFieldDepth))
+          problems.push({
+            path: path ? `${path}.${key}` : key,
+            problem: `nested deeper than ${maxUnknownFieldDepth} levels`,
+          })
       }
   }
 }

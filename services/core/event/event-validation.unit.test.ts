@@ -50,6 +50,13 @@ describe('validateConversationComplete', () => {
       { path: 'data.room_metadata', problem: 'expected object, got array' },
     ])
   })
+  it('bounds the nesting of unknown fields, at any level', () => {
+    const deep = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)
+    expect(validateConversationComplete(event({ x: deep, ok: [[[1]]], history: [{ y: deep }] }))).toEqual([
+      { path: 'data.history[0].y', problem: 'nested deeper than 32 levels' },
+      { path: 'data.x', problem: 'nested deeper than 32 levels' },
+    ])
+  })
   it('requires event and data', () => {
     expect(validateConversationComplete({})).toEqual([
       { path: 'event', problem: 'required' },
@@ -66,8 +73,15 @@ describe('isIsoDateTime', () => {
     '2026-03-01T10:00:00-0530',
     '2026-03-01T10:00Z',
   ])('accepts %s', (text) => expect(isIsoDateTime(text)).toBe(true))
-  it.each(['2026-03-01', '2026-03-01T10:00:00', 'yesterday', '2026-13-01T10:00:00Z', '1700000000'])(
-    'rejects %s',
-    (text) => expect(isIsoDateTime(text)).toBe(false),
-  )
+  it.each([
+    '2026-03-01',
+    '2026-03-01T10:00:00',
+    'yesterday',
+    '2026-13-01T10:00:00Z',
+    '2026-03-32T10:00:00Z',
+    '2026-03-01T24:00:00Z',
+    '2026-03-01T10:61:00Z',
+    '2026-03-01T10:00:00+25:00',
+    '1700000000',
+  ])('rejects %s', (text) => expect(isIsoDateTime(text)).toBe(false))
 })

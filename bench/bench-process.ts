@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+
+// Helpers shared by the benchmarks: a service in a child process (so the load generator does
+// not share its event loop) and its peak resident memory, read from the kernel.
+export interface ServiceProcess {
+  child: ChildProcess
+  output: string[]
+  stop: () => Promise<void>
+}
+
+export function startService(script: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output: string[] = []
+  child.stdout?.on('data', (chunk) => output.push(String(chunk)))
+  child.stderr?.on('data', (chunk) => output.push(String(chunk)))
+  return {
+    child,
+    output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/** Peak resident set size (VmHWM) of a live process, in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN)
+  return kb / 1024
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const response = await fetch(url).catch(() => undefined)
+    if (response?.ok) return
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
+}
+
+export function machineLine(): string {
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU'
+  const memory = /MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]
+  return `${cpu}, ${(globalThis.navigator?.hardwareConcurrency ?? 0) || 'n'} cores, ${Math.round(Number(memory) / 1024 / 1024)} GiB, Node ${process.version}`
+}
