@@ -133,8 +133,8 @@ export class BatchWriter {
         if (isConfigurationError(error))
           logger.error(
             { attempt, retryInMs: delayMs, error: message },
-            'ClickHouse refuses the worker (missing table or database, credentials, read-only): ' +
-              'this will not heal by itself; run `voice-analytics migrate` or fix CLICKHOUSE_* settings. Retrying',
+            'ClickHouse refuses the worker (missing table or database, credentials, read-only): an operator ' +
+              'must fix this (`voice-analytics migrate`, CLICKHOUSE_* settings); retrying until then',
           )
         else
           logger.warn({ attempt, retryInMs: delayMs, error: message }, 'ClickHouse insert failed: retrying')

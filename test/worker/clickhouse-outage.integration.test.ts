@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  expectedRows,
+  produceEvents,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// Embedded mode: ClickHouse "goes away" for the worker by detaching the tables it writes (real
+// inserts fail with UNKNOWN_TABLE). The worker retries with backoff, pauses, commits nothing,
+// and after the tables return it resumes by itself and loses nothing.
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const line = text.split('\n').find((candidate) => candidate.startsWith(name))
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
+}
+
+async function committed(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
+    return (offsets?.partitions ?? []).reduce(
+      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
+      0,
+    )
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+describe('ClickHouse unavailable for a while', () => {
+  const data = tempDataDir('worker-outage')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let topic: string
+  let groupId: string
+  const sent: Sent[] = []
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-outage', 2)
+    groupId = `va-test-worker-outage-${topic}`
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
+      clickhouse,
+      backoff: { baseMs: 100, maxMs: 800 },
+    })
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('retries while the tables are gone, commits nothing, and loses nothing once they are back', async () => {
+    const events = generateConversations({ count: 150, seed: 31, historyItems: 12 })
+    sent.push(...(await produceEvents(producer, codec, topic, events.slice(0, 50))))
+    await waitFor(
+      () => committed(kafka, groupId, topic),
+      (n) => n === 50,
+      60_000,
+      'first commits',
+    )
+
+    await clickhouse.command({ query: `DETACH TABLE ${database}.conversations` })
+    await clickhouse.command({ query: `DETACH TABLE ${database}.conversation_items` })
+    sent.push(...(await produceEvents(producer, codec, topic, events.slice(50))))
+    await waitFor(
+      () => metric(worker.metricsUrl!, 'worker_retries_total{operation="clickhouse_insert"'),
+      (n) => n >= 6,
+      60_000,
+      'retries',
+    )
+    expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(1)
+    expect(await committed(kafka, groupId, topic)).toBe(50)
+    const health = (await (await fetch(`${worker.metricsUrl}/healthz`)).json()) as {
+      clickhouseFailing: boolean
+    }
+    expect(health.clickhouseFailing).toBe(true)
+
+    await clickhouse.command({ query: `ATTACH TABLE ${database}.conversation_items` })
+    await clickhouse.command({ query: `ATTACH TABLE ${database}.conversations` })
+    await waitFor(
+      () => committed(kafka, groupId, topic),
+      (n) => n === 150,
+      60_000,
+      'commits after the outage',
+    )
+    expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(0)
+
+    const expected = expectedRows(sent)
+    for (const table of [
+      'conversations',
+      'conversation_items',
+      'tool_calls',
+      'handoffs',
+      'test_results',
+      'campaign_items',
+    ] as const)
+      expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
+    expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
+  })
+})

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { fixtureNames, loadFixture } from '../fixtures/index.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  expectedRows,
+  produceEvents,
+  queryRows,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// The same conversation delivered twice by the platform, and the whole topic replayed by a
+// second consumer group (other batch boundaries, so other insert tokens), are counted once in
+// the base tables, the rollup and dashboard-style queries.
+const dashboardQueries = {
+  conversationsPerAgentHour: `SELECT agent_id, toStartOfHour(event_time) AS hour, count() AS conversations,
+      countIf(room_failed) AS failed_rooms, sum(item_count) AS items
+    FROM ${database}.conversations FINAL GROUP BY agent_id, hour ORDER BY agent_id, hour`,
+  latencyPerAgentMinute: `SELECT agent_id, minute, conversations, e2e_latency_samples, round(e2e_latency_avg, 9) AS e2e_avg,
+      llm_node_ttft_samples, tts_node_ttfb_samples, transcription_delay_samples, end_of_turn_delay_samples
+    FROM ${database}.agent_latency_per_minute ORDER BY agent_id, minute`,
+  p95PerAgent: `SELECT agent_id, sum(e2e_latency_count) AS samples,
+      round(quantileTDigestMerge(0.95)(e2e_latency_quantiles), 3) AS p95
+    FROM ${database}.agent_latency_minute FINAL GROUP BY agent_id ORDER BY agent_id`,
+  toolErrors: `SELECT tool_name, count() AS calls, countIf(tool_is_error) AS errors
+    FROM ${database}.tool_calls FINAL GROUP BY tool_name ORDER BY tool_name`,
+  itemsPerRole: `SELECT role, count() AS items, round(sum(e2e_latency), 6) AS e2e_total
+    FROM ${database}.conversation_items FINAL GROUP BY role ORDER BY role`,
+  campaigns: `SELECT campaign_id, calls, campaign_items, failed_rooms FROM ${database}.campaigns ORDER BY campaign_id`,
+  testRuns: `SELECT test_run_id, tests, test_conversations, passed, failed FROM ${database}.test_runs ORDER BY test_run_id`,
+  handoffs: `SELECT to_agent_id, count() AS handoffs FROM ${database}.handoffs FINAL GROUP BY to_agent_id ORDER BY to_agent_id`,
+}
+
+async function runAll(client: ClickHouseClient): Promise<Record<string, unknown[]>> {
+  const results: Record<string, unknown[]> = {}
+  for (const [name, query] of Object.entries(dashboardQueries)) results[name] = await queryRows(client, query)
+  return results
+}
+
+async function committedTotal(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
+    return (offsets?.partitions ?? []).reduce(
+      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
+      0,
+    )
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+describe('exactly once, as queries see it', () => {
+  const data = tempDataDir('worker-exactly-once')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let topic: string
+  let unique: Sent[]
+  let messages = 0
+  const workers: RunningWorker[] = []
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-exactly-once', 3)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    const events: ConversationCompleteEvent[] = [
+      ...fixtureNames.map(loadFixture),
+      ...generateConversations({ count: 300, seed: 99, historyItems: 20 }),
+    ]
+    const first = Date.parse('2026-04-01T08:00:00Z')
+    unique = await produceEvents(producer, codec, topic, events, 'prod', (index) => first + index)
+    // The platform delivers 60 conversations again, later; the newest delivery says 'Redelivered'.
+    const again = events
+      .slice(0, 60)
+      .map((event) => ({ ...event, data: { ...event.data, status: 'Redelivered' } }))
+    const redelivered = await produceEvents(
+      producer,
+      codec,
+      topic,
+      again,
+      'prod',
+      (index) => first + 3_600_000 + index,
+    )
+    unique = [...redelivered, ...unique.slice(60)]
+    messages = events.length + again.length
+  })
+
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  async function consumeAll(groupSuffix: string): Promise<void> {
+    const config = workerConfig(topic, data.dir, {
+      WORKER_GROUP_ID: `va-test-exactly-once-${groupSuffix}-${topic}`,
+    })
+    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false })
+    workers.push(worker)
+    await waitFor(
+      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      (n) => n === messages,
+      120_000,
+      'commits',
+    )
+    await worker.stop()
+    workers.pop()
+  }
+
+  let before: Record<string, unknown[]>
+
+  it('counts a conversation delivered twice once, the newest delivery winning', async () => {
+    await consumeAll('first')
+    const expected = expectedRows(unique)
+    for (const table of [
+      'conversations',
+      'conversation_items',
+      'tool_calls',
+      'handoffs',
+      'test_results',
+      'campaign_items',
+    ] as const)
+      expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
+    expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
+    const [statuses] = await queryRows<{ redelivered: number }>(
+      clickhouse,
+      `SELECT countIf(status = 'Redelivered') AS redelivered FROM ${database}.conversations FINAL`,
+    )
+    expect(statuses!.redelivered).toBe(60)
+    const [rollup] = await queryRows<{ samples: number }>(
+      clickhouse,
+      `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
+    )
+    expect(rollup!.samples).toBe(
+      expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
+    )
+    before = await runAll(clickhouse)
+    expect(
+      (before.conversationsPerAgentHour as Array<{ conversations: number }>).reduce(
+        (sum, row) => sum + row.conversations,
+        0,
+      ),
+    ).toBe(unique.length)
+  })
+
+  it('counts nothing twice after the whole topic is consumed again by another group', async () => {
+    await consumeAll('replay')
+    const expected = expectedRows(unique)
+    for (const table of [
+      'conversations',
+      'conversation_items',
+      'tool_calls',
+      'handoffs',
+      'test_results',
+      'campaign_items',
+    ] as const)
+      expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
+    expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
+    expect(await runAll(clickhouse)).toEqual(before)
+  })
+})

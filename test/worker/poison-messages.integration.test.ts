@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { toAvroRecord } from '../../services/core/event/event-record.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  queryRows,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// Poison between good messages of one partition: each lands in the DLQ with its original bytes
+// and the error in headers, is counted, and the good ones around it arrive.
+describe('poison messages', () => {
+  const data = tempDataDir('worker-poison')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let topic: string
+  let groupId: string
+  const good = generateConversations({ count: 6, seed: 5, historyItems: 8 })
+  const poison: Array<{ reason: string; value: Buffer | null }> = []
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-poison', 1)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+
+    const encode = (index: number) =>
+      codec.encode(toAvroRecord(good[index]!, { source: 'prod', receivedAt: Date.now() }))
+    const valid = await Promise.all(good.map((_, index) => encode(index)))
+    const unknownSchema = Buffer.concat([Buffer.from([0, 0x7f, 0xff, 0xff, 0x00]), valid[0]!.subarray(5)])
+    const badTimestamp = generateConversations({ count: 1, seed: 77, historyItems: 4 })[0]!
+    badTimestamp.data.start_time = 'the day before yesterday'
+    poison.push(
+      { reason: 'not_avro', value: Buffer.from('{"event":"ConversationComplete"}') },
+      { reason: 'unknown_schema', value: unknownSchema },
+      { reason: 'undecodable', value: valid[1]!.subarray(0, 40) },
+      {
+        reason: 'transform_error',
+        value: await codec.encode(toAvroRecord(badTimestamp, { source: 'prod', receivedAt: 1 })),
+      },
+      { reason: 'empty_value', value: null },
+    )
+    const messages = []
+    for (let index = 0; index < good.length; index++) {
+      messages.push({ key: good[index]!.data.session_id, value: valid[index]! })
+      const bad = poison[index]
+      if (bad)
+        messages.push({
+          key: `poison-${bad.reason}`,
+          value: bad.value,
+          headers: { 'x-original': bad.reason },
+        })
+    }
+    await producer.send({ topic, acks: -1, messages })
+    groupId = `va-test-worker-poison-${topic}`
+    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
+      clickhouse,
+    })
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('stores the good messages around the poison', async () => {
+    await waitFor(
+      () => countFinal(clickhouse, 'conversations'),
+      (n) => n >= good.length,
+      60_000,
+      'conversations',
+    )
+    const rows = await queryRows<{ session_id: string }>(
+      clickhouse,
+      `SELECT session_id FROM ${database}.conversations FINAL ORDER BY session_id`,
+    )
+    expect(rows.map((row) => row.session_id)).toEqual(good.map((event) => event.data.session_id).sort())
+  })
+
+  it('sends each poison message to the DLQ with its original bytes, headers and the error', async () => {
+    const reader = await readTopic(kafka, `${topic}.dlq`)
+    try {
+      const dead = await reader.waitFor((messages) => messages.length >= poison.length, 60_000)
+      expect(dead).toHaveLength(poison.length)
+      for (const expected of poison) {
+        const message = dead.find((candidate) => candidate.key?.toString() === `poison-${expected.reason}`)
+        expect(message, expected.reason).toBeDefined()
+        expect(message!.headers!['va-error-reason']!.toString()).toBe(expected.reason)
+        expect(message!.headers!['x-original']!.toString()).toBe(expected.reason)
+        expect(message!.headers!['va-original-topic']!.toString()).toBe(topic)
+        expect(message!.headers!['va-error-message']!.toString().length).toBeGreaterThan(0)
+        if (expected.value === null) expect(message!.value).toBeNull()
+        else expect(Buffer.compare(message!.value!, expected.value)).toBe(0)
+      }
+    } finally {
+      await reader.stop()
+    }
+  })
+
+  it('counts them by reason and commits past them', async () => {
+    const metrics = await waitFor(
+      async () => (await fetch(`${worker.metricsUrl}/metrics`)).text(),
+      (text) => /worker_messages_consumed_total\{outcome="dead_lettered",service="worker"\} 5/.test(text),
+      30_000,
+      'metrics',
+    )
+    for (const { reason } of poison)
+      expect(metrics).toMatch(
+        new RegExp(`worker_dead_letter_total\\{reason="${reason}",service="worker"\\} 1`),
+      )
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
+      const committed = Number(offsets?.partitions[0]?.offset)
+      expect(committed).toBe(good.length + poison.length)
+    } finally {
+      await admin.disconnect()
+    }
+  })
+})
