@@ -9,8 +9,12 @@ export interface ServiceProcess {
   stop: () => Promise<void>
 }
 
-export function startService(script: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [script], {
+export function startService(
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): ServiceProcess {
+  const child = spawn(process.execPath, [...nodeFlags, script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { generateConversations } from '../services/core/generator/conversation-generator.ts'
+import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { machineLine, peakRssMb, startService, waitForHttp } from './bench-process.ts'
 
@@ -42,11 +43,21 @@ async function load(url: string) {
   }
 }
 
-async function measure(script: string, env: Record<string, string>, port: number, path: string) {
-  const service = startService(fileURLToPath(new URL(script, import.meta.url)), {
-    ...env,
-    PORT: String(port),
-  })
+async function measure(
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  path: string,
+  nodeFlags: string[] = [],
+) {
+  const service = startService(
+    fileURLToPath(new URL(script, import.meta.url)),
+    {
+      ...env,
+      PORT: String(port),
+    },
+    nodeFlags,
+  )
   try {
     await waitForHttp(`http://127.0.0.1:${port}${path}`)
     await load(`http://127.0.0.1:${port}/webhooks/conversation-complete?token=${secret}`) // warm-up
@@ -69,6 +80,7 @@ const ingress = await measure(
   },
   ingressPort,
   '/readyz',
+  ingressNodeFlags,
 )
 const bare = await measure('./bare-fastify-server.ts', {}, barePort, '/healthz')
 
