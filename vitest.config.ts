@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 // Unit tests run in parallel; integration and e2e tests share one real Kafka, registry and
-// Keycloak (scripts/stack/stack.sh), so they run one file at a time.
+// Keycloak (see test/stack/global-setup.ts for where they come from), one file at a time.
 export default defineConfig({
   test: {
     projects: [
@@ -13,6 +13,7 @@ export default defineConfig({
           name: 'integration',
           include: ['**/*.integration.test.ts', '**/*.e2e.test.ts'],
           exclude: ['node_modules/**'],
+          globalSetup: ['test/stack/global-setup.ts'],
           pool: 'forks',
           fileParallelism: false,
           testTimeout: 120_000,
