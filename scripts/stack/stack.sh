@@ -55,7 +55,10 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 fetch_kafka() {
   [ -d "$kafka_home/lib" ] && [ -n "$(ls "$kafka_home/lib" 2>/dev/null)" ] && return 0
   log "fetching Kafka $KAFKA_VERSION jars from Maven Central into $kafka_home/lib"
-  mvn -q -B -f "$here/kafka-pom.xml" -Dkafka.version="$KAFKA_VERSION" \
+  # Kafka 3.x logs through log4j 1 (reload4j), 4.x through log4j 2: a pom for each.
+  local pom="$here/kafka-pom.xml"
+  [ "${KAFKA_VERSION%%.*}" -ge 4 ] && pom="$here/kafka4-pom.xml"
+  mvn -q -B -f "$pom" -Dkafka.version="$KAFKA_VERSION" \
     dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_home/lib.partial"
   mv "$kafka_home/lib.partial" "$kafka_home/lib"
 }
@@ -129,7 +132,21 @@ group.initial.rebalance.delay.ms=0
 message.max.bytes=20971520
 replica.fetch.max.bytes=20971520
 EOF
-  cat >"$dir/log4j.properties" <<'EOF'
+  local java_opts=(-Xms256m -Xmx768m)
+  if [ "${KAFKA_VERSION%%.*}" -ge 4 ]; then
+    cat >"$dir/log4j2.properties" <<'EOF'
+rootLogger.level=WARN
+rootLogger.appenderRef.stdout.ref=STDOUT
+appender.stdout.type=Console
+appender.stdout.name=STDOUT
+appender.stdout.layout.type=PatternLayout
+appender.stdout.layout.pattern=[%d] %p %m (%c)%n
+logger.raft.name=kafka.server.KafkaRaftServer
+logger.raft.level=INFO
+EOF
+    java_opts+=(-Dlog4j2.configurationFile="$dir/log4j2.properties")
+  else
+    cat >"$dir/log4j.properties" <<'EOF'
 log4j.rootLogger=WARN, stdout
 log4j.appender.stdout=org.apache.log4j.ConsoleAppender
 log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
@@ -137,7 +154,8 @@ log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.kafka.server.KafkaServer=INFO
 log4j.logger.kafka.server.KafkaRaftServer=INFO
 EOF
-  local java_opts=(-Xms256m -Xmx768m -Dlog4j.configuration="file:$dir/log4j.properties")
+    java_opts+=(-Dlog4j.configuration="file:$dir/log4j.properties")
+  fi
   if [ ! -f "$dir/data/meta.properties" ]; then
     java "${java_opts[@]}" -cp "$kafka_home/lib/*" kafka.tools.StorageTool format \
       -t "$(cat /proc/sys/kernel/random/uuid | tr -d - | head -c 22)" -c "$dir/server.properties" >/dev/null

@@ -1,6 +1,6 @@
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
-import { withoutNulls } from '../../../test/support/without-nulls.ts'
+import { asDecoded } from '../../../test/support/as-decoded.ts'
 import { generateConversations } from '../generator/conversation-generator.ts'
 import { fromAvroRecord, toAvroRecord } from './event-record.ts'
 import { eventAvroSchema } from './event-schema.ts'
@@ -14,7 +14,7 @@ describe('Avro record mapping', () => {
       const record = toAvroRecord(event, ingest)
       expect(type.isValid(record)).toBe(true)
       const decoded = fromAvroRecord(type.fromBuffer(type.toBuffer(record)) as Record<string, unknown>)
-      expect(decoded).toEqual({ event: withoutNulls(event), ingest })
+      expect(decoded).toEqual({ event: asDecoded(event), ingest })
     }
   })
   it('carries unknown fields of each record as JSON text beside the known ones', () => {
