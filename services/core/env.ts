@@ -5,12 +5,14 @@ import { topics } from './topics.ts'
 // Port 0 asks the OS for a free port (tests, benchmarks).
 const port = z.coerce.number().int().min(0).max(65535)
 const positiveInt = z.coerce.number().int().positive()
+// 'localhost:8123' parses as a URL with scheme 'localhost:': only http(s) is meant.
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
 
 const envSchema = z.object({
   KAFKA_BROKERS: z.string().min(1).default('localhost:9092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('voice-analytics'),
-  SCHEMA_REGISTRY_URL: z.url().default('http://localhost:8081'),
-  CLICKHOUSE_URL: z.url().optional(),
+  SCHEMA_REGISTRY_URL: httpUrl.default('http://localhost:8081'),
+  CLICKHOUSE_URL: httpUrl.optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATA_DIR: z.string().min(1).default('./data/clickhouse'),
