@@ -6,7 +6,9 @@
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# npm install, not npm ci: the lock file lacks the other platforms' optional builds of chdb and
+# biome (the registry it was made against did not serve them); install keeps the locked versions.
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production
