@@ -1,0 +1,158 @@
+import { Counter, Histogram, type Registry } from '../core/metrics.ts'
+import { createLabelLimit, type LabelLimit } from './metric-label-limit.ts'
+import type { ConversationItemRow, ConversationRow, TableRows } from './table-rows.ts'
+
+// What the conversations say, as Prometheus metrics: conversations, failed rooms, test results,
+// campaign calls and per-agent turn latency. Each conversation is counted once, however often it
+// is delivered: only the conversations a write adds to ClickHouse count (see newConversations),
+// never one that is already stored. Counters are per process and start at 0 with it (as every
+// Prometheus counter does); rate() and increase() handle that.
+export interface DomainLabelSettings {
+  /** Agent names that get their own `agent` label; empty: the first `agentLimit` names seen. */
+  agentAllowlist: readonly string[]
+  agentLimit: number
+  /** Distinct values per open enumeration (status, provider, test status, ...) and source. */
+  valueLimit: number
+  onOverflow?: (label: string, value: string) => void
+}
+
+/** Turn latency buckets (seconds): voice agents answer in ~0.3-3 s; SLOs sit around 1-2 s. */
+export const latencyBuckets = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13]
+
+export const latencyMetrics = {
+  e2e_latency: 'voice_e2e_latency_seconds',
+  llm_node_ttft: 'voice_llm_node_ttft_seconds',
+  tts_node_ttfb: 'voice_tts_node_ttfb_seconds',
+} as const
+type LatencyColumn = keyof typeof latencyMetrics
+
+export function createDomainMetrics(registry: Registry, settings: DomainLabelSettings) {
+  const limit = (label: string, options: { limit: number; allowlist?: readonly string[] }): LabelLimit =>
+    createLabelLimit({ ...options, onOverflow: (value) => settings.onOverflow?.(label, value) })
+  const labels = {
+    agent: limit('agent', { limit: settings.agentLimit, allowlist: settings.agentAllowlist }),
+    source: limit('source', { limit: settings.valueLimit }),
+    status: limit('status', { limit: settings.valueLimit }),
+    telecomProvider: limit('telecom_provider', { limit: settings.valueLimit }),
+    testStatus: limit('test_status', { limit: settings.valueLimit }),
+    completionReason: limit('completion_reason', { limit: settings.valueLimit }),
+  }
+  const latency = (column: LatencyColumn) =>
+    new Histogram({
+      name: latencyMetrics[column],
+      help: `${column} of agent turns (seconds), by agent, for latency SLOs`,
+      labelNames: ['agent'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    })
+  return {
+    labels,
+    conversations: new Counter({
+      name: 'voice_conversations_total',
+      help: 'Conversations stored (each once, however often delivered), by source, status and telecom provider',
+      labelNames: ['source', 'status', 'telecom_provider'] as const,
+      registers: [registry],
+    }),
+    failedRooms: new Counter({
+      name: 'voice_failed_rooms_total',
+      help: 'Conversations whose room failed (room_metadata.failed), by agent',
+      labelNames: ['source', 'agent'] as const,
+      registers: [registry],
+    }),
+    testResults: new Counter({
+      name: 'voice_test_results_total',
+      help: 'Automated test conversations, by test status, success (true, false, unknown) and completion reason',
+      labelNames: ['source', 'test_status', 'success', 'completion_reason'] as const,
+      registers: [registry],
+    }),
+    campaignConversations: new Counter({
+      name: 'voice_campaign_conversations_total',
+      help: 'Outbound campaign conversations (campaign items), by status and whether the room failed',
+      labelNames: ['source', 'status', 'room_failed'] as const,
+      registers: [registry],
+    }),
+    latency: {
+      e2e_latency: latency('e2e_latency'),
+      llm_node_ttft: latency('llm_node_ttft'),
+      tts_node_ttfb: latency('tts_node_ttfb'),
+    },
+  }
+}
+
+export type DomainMetrics = ReturnType<typeof createDomainMetrics>
+
+/** What identifies a conversation's row in `conversations` (its ReplacingMergeTree key). */
+export const conversationKey = (row: Pick<ConversationRow, 'agent_id' | 'event_time' | 'session_id'>) =>
+  `${row.agent_id}\u0000${row.event_time}\u0000${row.session_id}`
+
+/**
+ * The conversations of a write that ClickHouse does not hold yet, each once (a write can carry
+ * the same conversation twice when the platform re-sent it quickly), with their items. Pure.
+ */
+export function newConversations(
+  rows: Pick<TableRows, 'conversations' | 'conversation_items'>,
+  stored: ReadonlySet<string>,
+): { conversations: ConversationRow[]; items: ConversationItemRow[] } {
+  const chosen = new Map<string, ConversationRow>()
+  for (const row of rows.conversations) {
+    const key = conversationKey(row)
+    if (!stored.has(key) && !chosen.has(key)) chosen.set(key, row)
+  }
+  // Items of the chosen delivery only: a twice-sent conversation has two sets of the same items.
+  const chosenRows = new Set(chosen.values())
+  const versions = new Map([...chosenRows].map((row) => [conversationKey(row), row.version]))
+  const items = rows.conversation_items.filter((item) => versions.get(conversationKey(item)) === item.version)
+  const seenItems = new Set<string>()
+  const uniqueItems = items.filter((item) => {
+    const key = `${conversationKey(item)}\u0000${item.item_index}`
+    if (seenItems.has(key)) return false
+    seenItems.add(key)
+    return true
+  })
+  return { conversations: [...chosenRows], items: uniqueItems }
+}
+
+const successLabel = (success: boolean | null) => (success === null ? 'unknown' : String(success))
+
+/** Counts new conversations and observes their turn latencies. */
+export function recordConversations(
+  metrics: DomainMetrics,
+  conversations: readonly ConversationRow[],
+  items: readonly ConversationItemRow[],
+): void {
+  const { labels } = metrics
+  const agentOf = new Map<string, string>()
+  for (const row of conversations) {
+    const source = labels.source(row.source)
+    const agent = labels.agent(row.agent_name ?? row.agent_id)
+    agentOf.set(conversationKey(row), agent)
+    metrics.conversations.inc({
+      source,
+      status: labels.status(row.status),
+      telecom_provider: labels.telecomProvider(row.telecom_provider),
+    })
+    if (row.room_failed === true) metrics.failedRooms.inc({ source, agent })
+    if (row.test_run_id !== null || row.test_id !== null)
+      metrics.testResults.inc({
+        source,
+        test_status: labels.testStatus(row.test_status),
+        success: successLabel(row.test_success),
+        completion_reason: labels.completionReason(row.test_completion_reason),
+      })
+    if (row.campaign_id !== null || row.campaign_item_id !== null)
+      metrics.campaignConversations.inc({
+        source,
+        status: labels.status(row.status),
+        room_failed: String(row.room_failed === true),
+      })
+  }
+  for (const item of items) {
+    const agent = agentOf.get(conversationKey(item))
+    if (agent === undefined) continue
+    for (const column of Object.keys(metrics.latency) as LatencyColumn[]) {
+      const value = item[column]
+      if (value !== null && Number.isFinite(value) && value >= 0)
+        metrics.latency[column].observe({ agent }, value)
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import { loadFixture } from '../../test/fixtures/index.ts'
+import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../core/event/event-record.ts'
+import { mergeRows } from './batch-rows.ts'
+import { conversationRows } from './conversation-rows.ts'
+import {
+  conversationKey,
+  createDomainMetrics,
+  type DomainMetrics,
+  newConversations,
+  recordConversations,
+} from './domain-metrics.ts'
+import type { TableRows } from './table-rows.ts'
+
+// One delivery of an event -> its rows, as the worker builds them; `receivedAt` is the version.
+function delivered(event: ConversationCompleteEvent, receivedAt: number, source = 'prod'): TableRows {
+  return conversationRows(toAvroRecord(event, { source, receivedAt }), {
+    topic: 't',
+    partition: 0,
+    offset: receivedAt,
+    timestampMs: receivedAt,
+  })
+}
+
+const failedRoom = loadFixture('failed-room')
+const testRun = loadFixture('test-run')
+const campaignCall = loadFixture('campaign-call')
+const webCall = loadFixture('web-call')
+
+function withMetrics(settings: Partial<Parameters<typeof createDomainMetrics>[1]> = {}) {
+  const registry = new Registry()
+  const metrics = createDomainMetrics(registry, {
+    agentAllowlist: [],
+    agentLimit: 50,
+    valueLimit: 20,
+    ...settings,
+  })
+  return { registry, metrics }
+}
+
+async function values(registry: Registry, name: string) {
+  const metric = registry.getSingleMetric(name)
+  if (!metric) throw new Error(`no metric ${name}`)
+  return (await metric.get()).values
+}
+
+async function total(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return (await values(registry, name))
+    .filter((value) => Object.entries(labels).every(([key, expected]) => value.labels[key] === expected))
+    .reduce((sum, value) => sum + value.value, 0)
+}
+
+function record(metrics: DomainMetrics, rows: TableRows, stored: ReadonlySet<string> = new Set()) {
+  const fresh = newConversations(rows, stored)
+  recordConversations(metrics, fresh.conversations, fresh.items)
+  return fresh
+}
+
+describe('newConversations', () => {
+  it('leaves out conversations ClickHouse already holds', () => {
+    const rows = mergeRows([{ rows: delivered(failedRoom, 1) }, { rows: delivered(testRun, 1) }])
+    const stored = new Set([conversationKey(rows.conversations[0]!)])
+    const fresh = newConversations(rows, stored)
+    expect(fresh.conversations.map((row) => row.session_id)).toEqual([testRun.data.session_id])
+    expect(fresh.items.length).toBe(testRun.data.history!.length)
+    expect(new Set(fresh.items.map((item) => item.session_id))).toEqual(new Set([testRun.data.session_id]))
+  })
+
+  it('takes a conversation delivered twice in one write once, with one set of its items', () => {
+    const rows = mergeRows([{ rows: delivered(campaignCall, 1) }, { rows: delivered(campaignCall, 2) }])
+    expect(rows.conversations.length).toBe(2)
+    const fresh = newConversations(rows, new Set())
+    expect(fresh.conversations.length).toBe(1)
+    expect(fresh.items.length).toBe(campaignCall.data.history!.length)
+    expect(new Set(fresh.items.map((item) => item.item_index)).size).toBe(fresh.items.length)
+  })
+
+  it('is empty for a write of conversations all stored before', () => {
+    const rows = delivered(webCall, 5)
+    const fresh = newConversations(rows, new Set(rows.conversations.map(conversationKey)))
+    expect(fresh).toEqual({ conversations: [], items: [] })
+  })
+})
+
+describe('recordConversations', () => {
+  it('counts conversations by source, status and telecom provider', async () => {
+    const { registry, metrics } = withMetrics()
+    record(
+      metrics,
+      mergeRows([{ rows: delivered(campaignCall, 1) }, { rows: delivered(webCall, 1, 'staging') }]),
+    )
+    const counted = await values(registry, 'voice_conversations_total')
+    expect(counted.map((value) => ({ ...value.labels, n: value.value }))).toEqual(
+      expect.arrayContaining([
+        {
+          source: 'prod',
+          status: campaignCall.data.status ?? 'unknown',
+          telecom_provider: campaignCall.data.telecom_provider ?? 'unknown',
+          n: 1,
+        },
+        {
+          source: 'staging',
+          status: webCall.data.status ?? 'unknown',
+          telecom_provider: webCall.data.telecom_provider ?? 'unknown',
+          n: 1,
+        },
+      ]),
+    )
+    expect(await total(registry, 'voice_conversations_total')).toBe(2)
+  })
+
+  it('counts a failed room for its agent, and none for rooms that did not fail', async () => {
+    const { registry, metrics } = withMetrics()
+    expect(failedRoom.data.room_metadata?.failed).toBe(true)
+    record(metrics, mergeRows([{ rows: delivered(failedRoom, 1) }, { rows: delivered(campaignCall, 1) }]))
+    expect(await values(registry, 'voice_failed_rooms_total')).toEqual([
+      expect.objectContaining({ value: 1, labels: { source: 'prod', agent: failedRoom.data.agent_name } }),
+    ])
+  })
+
+  it('counts test results by status, success and completion reason, and campaign calls by status', async () => {
+    const { registry, metrics } = withMetrics()
+    record(metrics, mergeRows([{ rows: delivered(testRun, 1) }, { rows: delivered(campaignCall, 1) }]))
+    const result = testRun.data.test_eval_result!
+    expect(await values(registry, 'voice_test_results_total')).toEqual([
+      expect.objectContaining({
+        value: 1,
+        labels: {
+          source: 'prod',
+          test_status: testRun.data.test_status,
+          success: String(result.success),
+          completion_reason: result.completion_reason,
+        },
+      }),
+    ])
+    expect(await values(registry, 'voice_campaign_conversations_total')).toEqual([
+      expect.objectContaining({
+        value: 1,
+        labels: { source: 'prod', status: campaignCall.data.status ?? 'unknown', room_failed: 'false' },
+      }),
+    ])
+  })
+
+  it('observes every turn latency in seconds per agent, once per conversation', async () => {
+    const { registry, metrics } = withMetrics()
+    const rows = mergeRows([{ rows: delivered(campaignCall, 1) }, { rows: delivered(campaignCall, 2) }])
+    record(metrics, rows)
+    const latencies = (campaignCall.data.history ?? []).flatMap((item) =>
+      typeof item.metrics?.e2e_latency === 'number' ? [item.metrics.e2e_latency] : [],
+    )
+    expect(latencies.length).toBeGreaterThan(0)
+    const agent = campaignCall.data.agent_name!
+    expect(await total(registry, 'voice_e2e_latency_seconds', { agent, le: '+Inf' })).toBe(latencies.length)
+    const sum = (await values(registry, 'voice_e2e_latency_seconds')).find(
+      (value) => (value as { metricName?: string }).metricName === 'voice_e2e_latency_seconds_sum',
+    )
+    expect(sum?.value).toBeCloseTo(
+      latencies.reduce((a, b) => a + b, 0),
+      9,
+    )
+    const ttft = (campaignCall.data.history ?? []).filter(
+      (item) => typeof item.metrics?.llm_node_ttft === 'number',
+    )
+    expect(await total(registry, 'voice_llm_node_ttft_seconds', { agent, le: '+Inf' })).toBe(ttft.length)
+  })
+
+  it('counts nothing the second time the same conversation arrives in a later write', async () => {
+    const { registry, metrics } = withMetrics()
+    const first = delivered(failedRoom, 1)
+    record(metrics, first)
+    const stored = new Set(first.conversations.map(conversationKey))
+    record(metrics, delivered(failedRoom, 2), stored)
+    expect(await total(registry, 'voice_conversations_total')).toBe(1)
+    expect(await total(registry, 'voice_failed_rooms_total')).toBe(1)
+  })
+
+  it('bounds the agent label: outside the allowlist an agent counts as other', async () => {
+    const overflowed: string[] = []
+    const { registry, metrics } = withMetrics({
+      agentAllowlist: ['Somebody Else'],
+      onOverflow: (label, value) => overflowed.push(`${label}=${value}`),
+    })
+    record(metrics, delivered(failedRoom, 1))
+    expect(await values(registry, 'voice_failed_rooms_total')).toEqual([
+      expect.objectContaining({ labels: { source: 'prod', agent: 'other' } }),
+    ])
+    expect(overflowed).toEqual([`agent=${failedRoom.data.agent_name}`])
+  })
+})
