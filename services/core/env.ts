@@ -32,6 +32,8 @@ const envSchema = z.object({
   WORKER_DLQ_TOPIC: z.string().min(1).default(topics.deadLetter),
   /** Kafka fetch size per partition: bounds the messages (and rows) of one insert. */
   WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(8 * 1024 * 1024),
+  /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
+  WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
   /** Retention of the conversation tables and of the latency rollup, in days; 0 keeps everything. */
   CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).default(0),
   CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).default(0),

@@ -67,6 +67,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     if (batch.isEmpty()) return
     const started = performance.now()
     const { topic, partition } = batch
+    metrics.batchesInFlight.inc()
     try {
       const decoded: Array<{ message: KafkaMessage; record: AvroRecord }> = []
       const poison: Poison[] = []
@@ -107,6 +108,8 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       // Stopping mid-batch: commit nothing; the next owner of the partition reads it again.
       if (error instanceof WorkerStoppingError) return
       throw error
+    } finally {
+      metrics.batchesInFlight.dec()
     }
   }
 }

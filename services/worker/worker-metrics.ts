@@ -57,6 +57,11 @@ export function createWorkerMetrics(registry: Registry) {
       help: 'When offsets were last committed (after ClickHouse acknowledged), Unix seconds',
       registers: [registry],
     }),
+    batchesInFlight: new Gauge({
+      name: 'worker_batches_in_flight',
+      help: 'Partition batches received and not yet committed',
+      registers: [registry],
+    }),
     clickhouseFailing: new Gauge({
       name: 'worker_clickhouse_failing',
       help: '1 while inserts fail and the consumer is paused retrying, else 0',

@@ -99,8 +99,8 @@ export async function startWorker(
   await producer.connect()
   const consumer = kafka.consumer({
     groupId: config.WORKER_GROUP_ID,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    sessionTimeout: config.WORKER_SESSION_TIMEOUT_MS,
+    heartbeatInterval: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
     maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
     maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 4,
     minBytes: 1024 * 1024,

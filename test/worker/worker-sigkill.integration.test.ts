@@ -1,0 +1,190 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  expectedRows,
+  produceEvents,
+  queryRows,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  waitFor,
+  workerEnv,
+} from './worker-test-support.ts'
+
+// The worker process (`node services/worker/main.ts`) is killed with SIGKILL in the middle of its
+// batches, several times, while 10,000 conversations flow in; after a last, clean run every table
+// holds exactly what was sent: nothing lost, nothing doubled.
+const workerMain = fileURLToPath(new URL('../../services/worker/main.ts', import.meta.url))
+const total = 10_000
+const kills = 4
+
+interface WorkerProcess {
+  child: ChildProcess
+  metricsUrl: Promise<string>
+  exited: Promise<number | null>
+}
+
+function spawnWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, [workerMain], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const metricsUrl = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /"metrics":"(http:\/\/[^"]+)"/.exec(output)
+      if (match) resolve(match[1]!)
+    })
+    child.once('exit', (code) =>
+      reject(new Error(`worker exited (${code}) before consuming:\n${output.slice(-2000)}`)),
+    )
+  })
+  metricsUrl.catch(() => {})
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { child, metricsUrl, exited }
+}
+
+async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text()
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(prefix))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+  } catch {
+    return 0
+  }
+}
+
+async function committed(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
+    return (offsets?.partitions ?? []).reduce(
+      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
+      0,
+    )
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+describe('SIGKILL in the middle of batches', () => {
+  const data = tempDataDir('worker-sigkill')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let topic: string
+  let env: Record<string, string>
+  let running: WorkerProcess | undefined
+  const sent: Sent[] = []
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-sigkill', 4)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    env = workerEnv(topic, data.dir, {
+      WORKER_GROUP_ID: `va-test-worker-sigkill-${topic}`,
+      WORKER_SESSION_TIMEOUT_MS: '6000',
+    })
+  })
+
+  afterAll(async () => {
+    running?.child.kill('SIGKILL')
+    await producer?.disconnect()
+    data.remove()
+  })
+
+  it('loses nothing and doubles nothing', async () => {
+    const events = generateConversations({ count: total, seed: 2026, historyItems: 6, spanHours: 2 })
+    const chunk = total / (kills + 1)
+    const produce = async (start: number) => {
+      for (let at = start; at < start + chunk; at += 50) {
+        sent.push(...(await produceEvents(producer, codec, topic, events.slice(at, at + 50))))
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+    await produce(0)
+    let midBatch = 0
+    for (let kill = 0; kill < kills; kill++) {
+      running = spawnWorker(env)
+      const url = await running.metricsUrl
+      await waitFor(
+        () => metricSum(url, 'worker_rows_inserted_total{'),
+        (n) => n > 0,
+        90_000,
+        'rows flowing',
+      )
+      // More conversations keep arriving while this worker runs; pull the plug while a batch is
+      // between receipt and commit.
+      let producing = true
+      const production = produce((kill + 1) * chunk).finally(() => {
+        producing = false
+      })
+      let inFlight = false
+      while (!inFlight && producing) {
+        inFlight = (await metricSum(url, 'worker_batches_in_flight{')) > 0
+        if (!inFlight) await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      running.child.kill('SIGKILL')
+      expect(await running.exited).toBeNull()
+      if (inFlight) midBatch++
+      await production
+    }
+    expect(midBatch).toBeGreaterThan(0)
+    expect(sent).toHaveLength(total)
+
+    running = spawnWorker(env)
+    await running.metricsUrl
+    await waitFor(
+      () => committed(kafka, env.WORKER_GROUP_ID!, topic),
+      (n) => n === total,
+      240_000,
+      'all committed',
+    )
+    running.child.kill('SIGTERM')
+    expect(await running.exited).toBe(0)
+    running = undefined
+
+    const clickhouse = embeddedClickHouse(data.dir)
+    try {
+      const expected = expectedRows(sent)
+      for (const table of [
+        'conversations',
+        'conversation_items',
+        'tool_calls',
+        'handoffs',
+        'test_results',
+        'campaign_items',
+      ] as const)
+        expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
+      expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
+      const [rollup] = await queryRows<{ samples: number }>(
+        clickhouse,
+        `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
+      )
+      expect(rollup!.samples).toBe(
+        expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
+      )
+      const [distinct] = await queryRows<{ rows: number; sessions: number }>(
+        clickhouse,
+        `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,
+      )
+      expect(distinct).toEqual({ rows: total, sessions: total })
+    } finally {
+      await clickhouse.close()
+    }
+  }, 600_000)
+})
