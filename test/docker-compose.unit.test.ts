@@ -146,6 +146,13 @@ const defaultsFitContainers = new Set([
   'INGRESS_BODY_LIMIT_BYTES',
   'INGRESS_PUBLISH_TIMEOUT_MS',
   'WORKER_GROUP_ID',
+  'WORKER_TOPIC', // the contract topic names
+  'WORKER_DLQ_TOPIC',
+  'WORKER_MAX_BYTES_PER_PARTITION',
+  'WORKER_SESSION_TIMEOUT_MS',
+  'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
+  'CLICKHOUSE_ROLLUP_TTL_DAYS',
+  'DEV_SQL_PORT', // npm run dev only
 ])
 
 describe('docker-compose.yml', () => {
