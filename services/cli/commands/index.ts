@@ -1,5 +1,8 @@
 import type { Command } from 'commander'
 import { registerAuthCommand } from './auth.ts'
+import { registerMigrateCommand } from './migrate.ts'
+import { registerQueryCommand } from './query.ts'
+import { registerReplayCommand } from './replay.ts'
 import { registerSendCommand } from './send.ts'
 import { registerWebhooksCommand } from './webhooks.ts'
 import { registerWhoamiCommand } from './whoami.ts'
@@ -10,6 +13,9 @@ const commandModules: Array<(program: Command) => void> = [
   registerWhoamiCommand,
   registerWebhooksCommand,
   registerSendCommand,
+  registerMigrateCommand,
+  registerReplayCommand,
+  registerQueryCommand,
 ]
 
 export function registerCommands(program: Command): void {
