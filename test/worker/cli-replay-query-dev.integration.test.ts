@@ -1,0 +1,171 @@
+import { execFile, spawn } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { topics } from '../../services/core/topics.ts'
+import { loadFixtureText } from '../fixtures/index.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  produceEvents,
+  tempDataDir,
+  testCodec,
+  waitFor,
+  workerEnv,
+} from './worker-test-support.ts'
+
+// The operator's tools as processes: `voice-analytics replay` and `query`, and `npm run dev`
+// (ingress + worker + the read-only SQL endpoint that `query` uses while dev owns the data).
+const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const devMain = fileURLToPath(new URL('../../services/dev/main.ts', import.meta.url))
+const run = promisify(execFile)
+
+async function voiceAnalytics(env: Record<string, string>, ...args: string[]) {
+  return run(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, timeout: 120_000 })
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe('voice-analytics replay and query', () => {
+  const data = tempDataDir('cli-replay')
+  let kafka: Kafka
+  let producer: Producer
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    const topic = await createTestTopic(kafka, 'cli-replay', 2)
+    producer = await connectedProducer(kafka)
+    await produceEvents(
+      producer,
+      await testCodec(),
+      topic,
+      generateConversations({ count: 200, seed: 12, historyItems: 10 }),
+    )
+    env = workerEnv(topic, data.dir, { DEV_SQL_PORT: String(await freePort()) })
+  })
+  afterAll(async () => {
+    await producer?.disconnect()
+    data.remove()
+  })
+
+  const count = async (table: string) => {
+    const { stdout } = await voiceAnalytics(
+      env,
+      'query',
+      `SELECT count() FROM voice_analytics.${table}`,
+      '--format',
+      'TSV',
+    )
+    return Number(stdout.trim())
+  }
+
+  it('replays the topic into ClickHouse, and again without counting anything twice', async () => {
+    const first = await voiceAnalytics(env, 'replay', '--from', 'earliest')
+    expect(first.stdout).toMatch(/replayed 200 messages/)
+    expect(first.stderr).toMatch(/100% 200\/200 messages/)
+    expect(await count('conversations')).toBe(200)
+    const items = await count('conversation_items')
+    expect(items).toBeGreaterThan(1000)
+
+    const again = await voiceAnalytics(env, 'replay', '--from', '0')
+    expect(again.stdout).toMatch(/replayed 200 messages/)
+    expect(await count('conversations')).toBe(200)
+    expect(await count('conversation_items')).toBe(items)
+
+    const future = await voiceAnalytics(env, 'replay', '--from', '2999-01-01T00:00:00Z')
+    expect(future.stdout).toMatch(/nothing to replay/)
+  })
+
+  it('answers read-only SQL and refuses writes', async () => {
+    const { stdout } = await voiceAnalytics(env, 'query', 'SELECT 1 + 1 AS two', '--format', 'JSONEachRow')
+    expect(JSON.parse(stdout)).toEqual({ two: 2 })
+    await expect(
+      voiceAnalytics(env, 'query', "INSERT INTO voice_analytics.handoffs (session_id) VALUES ('x')"),
+    ).rejects.toMatchObject({ stderr: expect.stringMatching(/readonly/) })
+  })
+})
+
+describe('npm run dev', () => {
+  const data = tempDataDir('dev')
+  let kafka: Kafka
+  let env: Record<string, string>
+  const secret = randomBytes(18).toString('base64url')
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    // dev consumes the contract topic; a fresh group starting at its end sees only this test's event.
+    const groupId = `va-test-dev-${randomUUID()}`
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const ends = await admin.fetchTopicOffsets(topics.conversationComplete)
+      await admin.setOffsets({
+        groupId,
+        topic: topics.conversationComplete,
+        partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
+      })
+    } finally {
+      await admin.disconnect()
+    }
+    env = {
+      ...workerEnv(topics.conversationComplete, data.dir, { WORKER_GROUP_ID: groupId }),
+      WORKER_DLQ_TOPIC: topics.deadLetter,
+      INGRESS_PORT: '0',
+      INGRESS_HOST: '127.0.0.1',
+      DEV_SQL_PORT: String(await freePort()),
+      WEBHOOK_SECRETS: `devtest=${secret}`,
+      LOG_LEVEL: 'info',
+    }
+  })
+  afterAll(() => data.remove())
+
+  it('runs ingress and worker together and serves SQL to `voice-analytics query`', async () => {
+    const dev = spawn(process.execPath, [devMain], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve))
+    try {
+      let output = ''
+      dev.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+      })
+      const ingressUrl = await waitFor(
+        async () => /"ingress":"(http:[^"]+)"/.exec(output)?.[1],
+        (url) => url !== undefined,
+        60_000,
+        'dev pipeline running',
+      )
+      const body = loadFixtureText('full')
+      const sessionId = JSON.parse(body).data.session_id as string
+      const response = await fetch(`${ingressUrl}/webhooks/conversation-complete?token=${secret}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      expect(response.status).toBe(202)
+      const sql = `SELECT item_count, source FROM voice_analytics.conversations WHERE session_id = '${sessionId}'`
+      const row = await waitFor(
+        async () => (await voiceAnalytics(env, 'query', sql, '--format', 'JSONEachRow')).stdout.trim(),
+        (text) => text !== '',
+        60_000,
+        'the conversation to be queryable',
+      )
+      expect(JSON.parse(row)).toEqual({ item_count: JSON.parse(body).data.history.length, source: 'devtest' })
+    } finally {
+      dev.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+  })
+})
