@@ -6,14 +6,15 @@ import setupContainers from './containers.ts'
 // 1. TEST_KAFKA_BROKERS, TEST_SCHEMA_REGISTRY_URL, TEST_KEYCLOAK_URL all set: those.
 // 2. The local stack already running (`npm run stack:up`): that one, left running.
 // 3. A Docker engine: testcontainers (test/stack/containers.ts).
-// 4. Otherwise the local stack is started here (Java + Maven; downloads cached) and stopped
-//    after the run. If that fails, the run fails with the stack script's message.
+// 4. Otherwise the services of the local stack that are not running are started here (Java +
+//    Maven; downloads cached), and only those are stopped after the run. If that fails, the run
+//    fails with the stack script's message.
 const stackScript = fileURLToPath(new URL('../../scripts/stack/stack.sh', import.meta.url))
 const explicit = ['TEST_KAFKA_BROKERS', 'TEST_SCHEMA_REGISTRY_URL', 'TEST_KEYCLOAK_URL']
+const services = ['kafka', 'registry', 'keycloak']
 
-function stackRunning(): boolean {
-  return spawnSync('bash', [stackScript, 'status'], { stdio: 'ignore' }).status === 0
-}
+const running = (service: string) =>
+  spawnSync('bash', [stackScript, 'status', service], { stdio: 'ignore' }).status === 0
 
 function dockerAvailable(): boolean {
   return spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 }).status === 0
@@ -21,11 +22,12 @@ function dockerAvailable(): boolean {
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (explicit.every((name) => process.env[name])) return undefined
-  if (stackRunning()) return undefined
-  if (dockerAvailable()) return setupContainers()
-  console.log('integration tests: starting the local stack (scripts/stack/stack.sh up)')
-  execFileSync('bash', [stackScript, 'up'], { stdio: 'inherit' })
+  const missing = services.filter((service) => !running(service))
+  if (missing.length === 0) return undefined
+  if (missing.length === services.length && dockerAvailable()) return setupContainers()
+  console.log(`integration tests: starting ${missing.join(', ')} (scripts/stack/stack.sh up)`)
+  execFileSync('bash', [stackScript, 'up', ...missing], { stdio: 'inherit' })
   return async () => {
-    execFileSync('bash', [stackScript, 'down'], { stdio: 'inherit' })
+    execFileSync('bash', [stackScript, 'down', ...missing], { stdio: 'inherit' })
   }
 }
