@@ -1,0 +1,190 @@
+import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
+import { filters, variables } from './clickhouse-variables.ts'
+import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { pie, stat, table, timeseries } from './panels.ts'
+
+// Campaigns: outbound calls per campaign (campaign_items, one row per campaign call), their
+// status, durations, failed rooms and errors. A call "failed" when its room failed; it "had an
+// error" when the platform sent an error_message.
+const from = `${database}.campaign_items FINAL
+${continuationMark}WHERE $__timeFilter(event_time)
+${continuationMark}  AND ${filters.campaignItems}`
+
+export function campaignsDashboard() {
+  return new DashboardBuilder('Campaigns')
+    .uid('voice-campaigns')
+    .description('Outbound campaign calls from ClickHouse: volume, status, durations, failures')
+    .tags(['voice-analytics', 'campaigns'])
+    .time({ from: 'now-7d', to: 'now' })
+    .refresh('5m')
+    .readonly()
+    .withVariable(variables.source())
+    .withVariable(variables.campaign())
+    .withVariable(variables.agent())
+    .withVariable(variables.telecom_provider())
+    .withRow(new RowBuilder('Overview'))
+    .withPanel(
+      stat('Campaign calls', 'Calls of the selected campaigns in range.', [
+        tableSql(`SELECT count() AS calls FROM ${from}`),
+      ]),
+    )
+    .withPanel(
+      stat('Campaign items', 'Distinct campaign items called.', [
+        tableSql(`SELECT uniqExact(campaign_item_id) AS campaign_items FROM ${from}`),
+      ]),
+    )
+    .withPanel(
+      stat(
+        'Failed rooms',
+        'Share of calls whose room failed.',
+        [tableSql(`SELECT countIf(room_failed) / count() AS failed_share FROM ${from}`)],
+        'percentunit',
+      ),
+    )
+    .withPanel(
+      stat(
+        'Calls with an error',
+        'Share of calls with an error_message.',
+        [tableSql(`SELECT countIf(error_message != '') / count() AS error_share FROM ${from}`)],
+        'percentunit',
+      ),
+    )
+    .withPanel(
+      stat(
+        'Average duration',
+        'Mean call duration.',
+        [tableSql(`SELECT avg(duration_seconds) AS avg_duration FROM ${from}`)],
+        's',
+      ),
+    )
+    .withPanel(
+      stat(
+        'Total talk time',
+        'Sum of call durations.',
+        [tableSql(`SELECT sum(duration_seconds) AS total_duration FROM ${from}`)],
+        's',
+      ),
+    )
+    .withRow(new RowBuilder('Volume and status'))
+    .withPanel(
+      timeseries(
+        'Calls per campaign',
+        'Campaign calls per interval, stacked by campaign.',
+        [
+          timeseriesSql(`
+          SELECT $__timeInterval(event_time) AS time, ifNull(campaign_name, campaign_id) AS campaign, count() AS calls
+          FROM ${from}
+          GROUP BY time, campaign
+          ORDER BY time, campaign`),
+        ],
+        { stacked: true, bars: true, width: 16 },
+      ),
+    )
+    .withPanel(
+      pie('Status breakdown', 'Calls by the platform status.', [
+        tableSql(`
+          SELECT ifNull(status, 'unknown') AS status, count() AS calls
+          FROM ${from}
+          GROUP BY status
+          ORDER BY calls DESC`),
+      ]),
+    )
+    .withPanel(
+      timeseries(
+        'Status over time',
+        'Calls per interval by status.',
+        [
+          timeseriesSql(`
+          SELECT $__timeInterval(event_time) AS time, ifNull(status, 'unknown') AS status, count() AS calls
+          FROM ${from}
+          GROUP BY time, status
+          ORDER BY time, status`),
+        ],
+        { stacked: true, bars: true },
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Failure and error rates',
+        'Per campaign: share of calls whose room failed, and share with an error_message.',
+        [
+          timeseriesSql(`
+          SELECT
+            $__timeInterval(event_time) AS time,
+            ifNull(campaign_name, campaign_id) AS campaign,
+            countIf(room_failed) / count() AS failed_rooms,
+            countIf(error_message != '') / count() AS errors
+          FROM ${from}
+          GROUP BY time, campaign
+          ORDER BY time, campaign`),
+        ],
+        { unit: 'percentunit' },
+      ),
+    )
+    .withRow(new RowBuilder('Durations'))
+    .withPanel(
+      timeseries(
+        'Call duration per campaign',
+        'Median and p95 call duration per campaign.',
+        [
+          timeseriesSql(`
+          SELECT
+            $__timeInterval(event_time) AS time,
+            ifNull(campaign_name, campaign_id) AS campaign,
+            quantile(0.5)(duration_seconds) AS p50,
+            quantile(0.95)(duration_seconds) AS p95
+          FROM ${from}
+          GROUP BY time, campaign
+          ORDER BY time, campaign`),
+        ],
+        { unit: 's', width: 24 },
+      ),
+    )
+    .withRow(new RowBuilder('Campaigns and items'))
+    .withPanel(
+      table('Campaigns', 'One row per campaign: calls, items, outcomes and durations in range.', [
+        tableSql(`
+          SELECT
+            ifNull(any(campaign_name), campaign_id) AS campaign,
+            campaign_id,
+            count() AS calls,
+            uniqExact(campaign_item_id) AS campaign_items,
+            countIf(status = 'Completed') AS completed,
+            countIf(room_failed) AS failed_rooms,
+            round(countIf(room_failed) / count(), 4) AS failed_share,
+            round(countIf(error_message != '') / count(), 4) AS error_share,
+            round(avg(duration_seconds), 1) AS avg_duration_s,
+            round(sum(user_turn_count) / count(), 1) AS avg_user_turns,
+            min(event_time) AS first_call,
+            max(event_time) AS last_call
+          FROM ${from}
+          GROUP BY campaign_id
+          ORDER BY calls DESC`),
+      ]),
+    )
+    .withPanel(
+      table(
+        'Campaign items',
+        'The latest campaign calls: item, session, status and what went wrong.',
+        [
+          tableSql(`
+          SELECT
+            event_time,
+            ifNull(campaign_name, campaign_id) AS campaign,
+            campaign_item_id,
+            session_id,
+            ifNull(agent_name, agent_id) AS agent,
+            ifNull(status, 'unknown') AS status,
+            room_failed,
+            duration_seconds,
+            ifNull(telecom_provider, 'none') AS telecom_provider,
+            coalesce(room_error, error_message, '') AS error
+          FROM ${from}
+          ORDER BY event_time DESC
+          LIMIT 200`),
+        ],
+        24,
+        12,
+      ),
+    )
+}

@@ -1,0 +1,169 @@
+import type * as alerting from '@grafana/grafana-foundation-sdk/alerting'
+import { QueryBuilder, RuleBuilder } from '@grafana/grafana-foundation-sdk/alerting'
+import { TypeReduceBuilder, TypeThresholdBuilder } from '@grafana/grafana-foundation-sdk/expr'
+import { clickhouseDatasource, database, tableSql } from './grafana-queries.ts'
+
+// Grafana alert rules on ClickHouse, for what only ClickHouse knows (test pass rates, campaign
+// outcomes) or knows per conversation (failed rooms with their errors, across restarts of the
+// worker). Each query returns one row per agent or campaign: its string columns become the
+// alert's labels, its number the value; a reduce (last) and a threshold decide. Prometheus
+// alerting rules (dashboards/prometheus/rules) cover the pipeline and the per-agent SLOs.
+
+/** The thresholds and windows of these rules: edit here and run `npm run dashboards`. */
+export const grafanaAlertThresholds = {
+  /** Failed rooms of one agent within the window that fire. */
+  failedRoomsPerAgent: 3,
+  failedRoomsWindowMinutes: 30,
+  /** An agent's test pass rate below this (0..1) fires, given enough evaluated tests. */
+  testPassRateBelow: 0.8,
+  testMinEvaluated: 10,
+  testWindowHours: 24,
+  /** A campaign's share of calls with a failed room or an error above this (0..1) fires. */
+  campaignFailureShareAbove: 0.2,
+  campaignMinCalls: 20,
+  campaignWindowMinutes: 60,
+}
+
+export const alertFolder = 'voice-analytics'
+export const alertGroup = 'voice-analytics-clickhouse'
+const t = grafanaAlertThresholds
+
+interface ClickHouseRule {
+  uid: string
+  title: string
+  windowSeconds: number
+  rawSql: string
+  threshold: { type: 'gt' | 'lt' | 'gte' | 'lte'; value: number }
+  summary: string
+  description: string
+  severity: 'critical' | 'warning'
+}
+
+const rules: ClickHouseRule[] = [
+  {
+    uid: 'voice-failed-rooms-clickhouse',
+    title: 'Failed rooms per agent (ClickHouse)',
+    windowSeconds: t.failedRoomsWindowMinutes * 60,
+    rawSql: `
+      SELECT ifNull(agent_name, agent_id) AS agent, toFloat64(countIf(room_failed)) AS failed_rooms
+      FROM ${database}.conversations FINAL
+      WHERE $__timeFilter(event_time)
+      GROUP BY agent
+      HAVING failed_rooms > 0`,
+    threshold: { type: 'gte', value: t.failedRoomsPerAgent },
+    summary:
+      'Agent {{ $labels.agent }} had {{ $values.B.Value }} failed rooms in the last ' +
+      `${t.failedRoomsWindowMinutes} minutes. List them with room_error and error_message ` +
+      '(docs/sql-cookbook.md, "Failed rooms and their errors"); then check the platform and the agent\'s telephony setup.',
+    description: `Threshold ${t.failedRoomsPerAgent} in ${t.failedRoomsWindowMinutes} min (dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-latency`,
+    severity: 'critical',
+  },
+  {
+    uid: 'voice-test-pass-rate-clickhouse',
+    title: 'Agent test pass rate low (ClickHouse)',
+    windowSeconds: t.testWindowHours * 3600,
+    rawSql: `
+      SELECT ifNull(agent_name, agent_id) AS agent,
+        countIf(test_success) / countIf(test_success IS NOT NULL) AS pass_rate
+      FROM ${database}.test_results FINAL
+      WHERE $__timeFilter(event_time)
+      GROUP BY agent
+      HAVING countIf(test_success IS NOT NULL) >= ${t.testMinEvaluated}`,
+    threshold: { type: 'lt', value: t.testPassRateBelow },
+    summary:
+      'Agent {{ $labels.agent }} passed {{ humanizePercentage $values.B.Value }} of its automated tests in the last ' +
+      `${t.testWindowHours} hours. Open the Agent tests dashboard, read the failure reasons of the failing tests, ` +
+      "and review the agent's latest prompt or tool changes.",
+    description: `Pass rate below ${t.testPassRateBelow} with at least ${t.testMinEvaluated} evaluated tests (dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-agent-tests`,
+    severity: 'warning',
+  },
+  {
+    uid: 'voice-campaign-failures-clickhouse',
+    title: 'Campaign calls failing (ClickHouse)',
+    windowSeconds: t.campaignWindowMinutes * 60,
+    rawSql: `
+      SELECT ifNull(any(campaign_name), campaign_id) AS campaign,
+        countIf(room_failed OR error_message != '') / count() AS failure_share
+      FROM ${database}.campaign_items FINAL
+      WHERE $__timeFilter(event_time)
+      GROUP BY campaign_id
+      HAVING count() >= ${t.campaignMinCalls}`,
+    threshold: { type: 'gt', value: t.campaignFailureShareAbove },
+    summary:
+      'Campaign {{ $labels.campaign }}: {{ humanizePercentage $values.B.Value }} of its calls in the last ' +
+      `${t.campaignWindowMinutes} minutes failed or reported an error. Check the Campaigns dashboard for the errors, ` +
+      'the telecom provider and the numbers called; pause the campaign if the cause is on your side.',
+    description: `Share above ${t.campaignFailureShareAbove} with at least ${t.campaignMinCalls} calls (dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns`,
+    severity: 'warning',
+  },
+]
+
+function buildRule(rule: ClickHouseRule): alerting.Rule {
+  return new RuleBuilder(rule.title)
+    .uid(rule.uid)
+    .folderUID(alertFolder)
+    .ruleGroup(alertGroup)
+    .withQuery(
+      new QueryBuilder('A')
+        .datasourceUid(clickhouseDatasource.uid!)
+        .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
+        .model(tableSql(rule.rawSql, 'A')),
+    )
+    .withQuery(
+      new QueryBuilder('B')
+        .datasourceUid('__expr__')
+        .model(new TypeReduceBuilder().refId('B').expression('A').reducer('last')),
+    )
+    .withQuery(
+      new QueryBuilder('C').datasourceUid('__expr__').model(
+        new TypeThresholdBuilder()
+          .refId('C')
+          .expression('B')
+          .conditions([{ evaluator: { type: rule.threshold.type, params: [rule.threshold.value] } }]),
+      ),
+    )
+    .condition('C')
+    .forDuration('0s')
+    .noDataState('OK')
+    .execErrState('Error')
+    .labels({ severity: rule.severity })
+    .annotations({ summary: rule.summary, description: rule.description })
+    .build()
+}
+
+/** The Grafana file-provisioning form of the rules (provisioning/alerting/*.yaml, apiVersion 1). */
+export function alertRulesProvisioning() {
+  return {
+    apiVersion: 1,
+    groups: [
+      {
+        orgId: 1,
+        name: alertGroup,
+        folder: alertFolder,
+        interval: '1m',
+        rules: rules.map(buildRule).map((rule) => ({
+          uid: rule.uid,
+          title: rule.title,
+          condition: rule.condition,
+          data: rule.data.map((query) => ({
+            refId: query.refId,
+            relativeTimeRange: query.relativeTimeRange ?? { from: 0, to: 0 },
+            datasourceUid: query.datasourceUid,
+            model: withoutFunctions(query.model),
+          })),
+          noDataState: rule.noDataState,
+          execErrState: rule.execErrState,
+          for: rule.for,
+          annotations: rule.annotations,
+          labels: rule.labels,
+          isPaused: false,
+        })),
+      },
+    ],
+  }
+}
+
+/** The SDK's models carry a marker method; JSON and YAML have no functions. */
+function withoutFunctions(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value))
+}

@@ -1,0 +1,227 @@
+import { HeatmapCellLayout } from '@grafana/grafana-foundation-sdk/common'
+import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
+import {
+  HeatmapColorOptionsBuilder,
+  PanelBuilder as HeatmapPanel,
+  RowsHeatmapOptionsBuilder,
+  YAxisConfigBuilder,
+} from '@grafana/grafana-foundation-sdk/heatmap'
+import { filters, variables } from './clickhouse-variables.ts'
+import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { stat, table, timeseries } from './panels.ts'
+
+// Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
+// unit) and shown in milliseconds. Percentiles over time come from the per-agent per-minute
+// rollup (agent_latency_minute, t-digest states merged per interval); the distribution and the
+// slowest conversations and turns from the base tables.
+const latencyMetrics = [
+  ['e2e_latency', 'End-to-end latency', 'from the end of the user speaking to the agent starting to answer'],
+  ['llm_node_ttft', 'LLM time to first token', 'from the LLM request to its first token'],
+  ['tts_node_ttfb', 'TTS time to first byte', 'from the TTS request to its first audio byte'],
+  ['transcription_delay', 'Transcription delay', 'from the end of speech to the final transcript'],
+  ['end_of_turn_delay', 'End-of-turn delay', 'from the end of speech to the decision that the user finished'],
+] as const
+
+const percentilesOverTime = (metric: string) => `
+  SELECT
+    $__timeInterval(minute) AS time,
+    ifNull(agent_name, agent_id) AS agent,
+    quantileTDigestMerge(0.5)(${metric}_quantiles) * 1000 AS p50,
+    quantileTDigestMerge(0.95)(${metric}_quantiles) * 1000 AS p95,
+    quantileTDigestMerge(0.99)(${metric}_quantiles) * 1000 AS p99
+  FROM ${database}.agent_latency_minute FINAL
+  WHERE $__timeFilter(minute)
+    AND ${metric}_count > 0
+    AND ${filters.latencyRollup}
+  GROUP BY time, agent
+  ORDER BY time, agent`
+
+/** Upper bounds (ms) of the heatmap's buckets; each column counts the turns above the previous bound. */
+const heatmapBucketsMs = [250, 500, 750, 1000, 1500, 2000, 3000, 5000]
+const heatmapColumns = [
+  ...heatmapBucketsMs.map((bound, index) => {
+    const lower = index === 0 ? null : heatmapBucketsMs[index - 1]!
+    const condition =
+      lower === null
+        ? `e2e_latency <= ${bound / 1000}`
+        : `e2e_latency > ${lower / 1000} AND e2e_latency <= ${bound / 1000}`
+    return `countIf(${condition}) AS \`${bound}\``
+  }),
+  `countIf(e2e_latency > ${heatmapBucketsMs.at(-1)! / 1000}) AS \`+Inf\``,
+].join(',\n    ')
+
+/** One percentile of a latency over every turn in range, from the rollup, in milliseconds. */
+const rangeQuantileStat = (title: string, metric: string, quantile: number) =>
+  stat(
+    title,
+    `p${quantile * 100} of ${metric} over all turns in range.`,
+    [
+      tableSql(`
+        SELECT quantileTDigestMerge(${quantile})(${metric}_quantiles) * 1000 AS p${quantile * 100}_ms
+        FROM ${database}.agent_latency_minute FINAL
+        WHERE $__timeFilter(minute)
+          AND ${metric}_count > 0
+          AND ${filters.latencyRollup}`),
+    ],
+    'ms',
+  )
+
+export function voiceLatencyDashboard() {
+  const dashboard = new DashboardBuilder('Voice latency')
+    .uid('voice-latency')
+    .description('How fast the agents answer, per agent, from ClickHouse (milliseconds)')
+    .tags(['voice-analytics', 'latency'])
+    .time({ from: 'now-24h', to: 'now' })
+    .refresh('1m')
+    .readonly()
+    .withVariable(variables.source())
+    .withVariable(variables.agent())
+    .withVariable(variables.campaign())
+    .withVariable(variables.telecom_provider())
+
+  dashboard
+    .withRow(new RowBuilder('Overview'))
+    .withPanel(
+      stat('Conversations', 'Conversations that started in the time range.', [
+        tableSql(`
+          SELECT count() AS conversations
+          FROM ${database}.conversations FINAL
+          WHERE $__timeFilter(event_time)
+            AND ${filters.conversations}`),
+      ]),
+    )
+    .withPanel(
+      stat('Agent turns', 'Turns with an end-to-end latency.', [
+        tableSql(`
+          SELECT sum(e2e_latency_count) AS turns
+          FROM ${database}.agent_latency_minute FINAL
+          WHERE $__timeFilter(minute)
+            AND ${filters.latencyRollup}`),
+      ]),
+    )
+    .withPanel(rangeQuantileStat('Median end-to-end latency', 'e2e_latency', 0.5))
+    .withPanel(rangeQuantileStat('p95 end-to-end latency', 'e2e_latency', 0.95))
+    .withPanel(rangeQuantileStat('p95 LLM time to first token', 'llm_node_ttft', 0.95))
+    .withPanel(
+      stat('Failed rooms', 'Conversations whose room failed (room_metadata.failed).', [
+        tableSql(`
+          SELECT countIf(room_failed) AS failed_rooms
+          FROM ${database}.conversations FINAL
+          WHERE $__timeFilter(event_time)
+            AND ${filters.conversations}`),
+      ]),
+    )
+
+  dashboard.withRow(new RowBuilder('Percentiles per agent (p50, p95, p99)'))
+  for (const [metric, title, meaning] of latencyMetrics)
+    dashboard.withPanel(
+      timeseries(
+        `${title} per agent`,
+        `${metric}: ${meaning}. p50, p95 and p99 per agent, milliseconds.`,
+        [timeseriesSql(percentilesOverTime(metric))],
+        { unit: 'ms' },
+      ),
+    )
+
+  dashboard
+    .withRow(new RowBuilder('Distribution'))
+    .withPanel(
+      new HeatmapPanel()
+        .title('End-to-end latency distribution')
+        .description('Turns per latency bucket (upper bound in milliseconds) over time.')
+        .targets([
+          timeseriesSql(`
+            SELECT
+              $__timeInterval(event_time) AS time,
+              ${heatmapColumns}
+            FROM ${database}.conversation_items FINAL
+            WHERE $__timeFilter(event_time)
+              AND e2e_latency IS NOT NULL
+              AND ${filters.items}
+            GROUP BY time
+            ORDER BY time`),
+        ])
+        .calculate(false)
+        .rowsFrame(new RowsHeatmapOptionsBuilder().layout(HeatmapCellLayout.Le))
+        .yAxis(new YAxisConfigBuilder().unit('ms'))
+        .color(new HeatmapColorOptionsBuilder().scheme('Oranges').steps(64))
+        .span(12)
+        .height(9),
+    )
+    .withPanel(
+      table(
+        'Percentiles per agent over the range',
+        'Turns and p50/p90/p99 per agent for each latency, milliseconds.',
+        [
+          tableSql(`
+            SELECT
+              ifNull(agent_name, agent_id) AS agent,
+              sum(e2e_latency_count) AS turns,
+              round(quantileTDigestMerge(0.5)(e2e_latency_quantiles) * 1000) AS e2e_p50_ms,
+              round(quantileTDigestMerge(0.9)(e2e_latency_quantiles) * 1000) AS e2e_p90_ms,
+              round(quantileTDigestMerge(0.99)(e2e_latency_quantiles) * 1000) AS e2e_p99_ms,
+              round(quantileTDigestMerge(0.5)(llm_node_ttft_quantiles) * 1000) AS llm_ttft_p50_ms,
+              round(quantileTDigestMerge(0.9)(llm_node_ttft_quantiles) * 1000) AS llm_ttft_p90_ms,
+              round(quantileTDigestMerge(0.5)(tts_node_ttfb_quantiles) * 1000) AS tts_ttfb_p50_ms,
+              round(quantileTDigestMerge(0.9)(tts_node_ttfb_quantiles) * 1000) AS tts_ttfb_p90_ms
+            FROM ${database}.agent_latency_minute FINAL
+            WHERE $__timeFilter(minute)
+              AND e2e_latency_count > 0
+              AND ${filters.latencyRollup}
+            GROUP BY agent
+            ORDER BY e2e_p90_ms DESC`),
+        ],
+        12,
+        9,
+      ),
+    )
+
+  dashboard
+    .withRow(new RowBuilder('Slowest'))
+    .withPanel(
+      table('Slowest conversations', 'By p95 end-to-end latency of the conversation; milliseconds.', [
+        tableSql(`
+          SELECT
+            session_id,
+            ifNull(agent_name, agent_id) AS agent,
+            event_time AS started,
+            source,
+            ifNull(campaign_name, '') AS campaign,
+            ifNull(telecom_provider, 'none') AS telecom_provider,
+            round(e2e_latency_p95 * 1000) AS e2e_p95_ms,
+            round(llm_node_ttft_p95 * 1000) AS llm_ttft_p95_ms,
+            round(tts_node_ttfb_p95 * 1000) AS tts_ttfb_p95_ms,
+            round(transcription_delay_p95 * 1000) AS transcription_p95_ms,
+            user_turn_count AS user_turns,
+            interruption_count AS interruptions
+          FROM ${database}.conversations FINAL
+          WHERE $__timeFilter(event_time)
+            AND e2e_latency_p95 IS NOT NULL
+            AND ${filters.conversations}
+          ORDER BY e2e_latency_p95 DESC
+          LIMIT 50`),
+      ]),
+    )
+    .withPanel(
+      table('Slowest turns', 'Agent turns by end-to-end latency, with what was said; milliseconds.', [
+        tableSql(`
+          SELECT
+            session_id,
+            item_index,
+            ifNull(agent_name, agent_id) AS agent,
+            created_at,
+            round(e2e_latency * 1000) AS e2e_ms,
+            round(llm_node_ttft * 1000) AS llm_ttft_ms,
+            round(tts_node_ttfb * 1000) AS tts_ttfb_ms,
+            interrupted,
+            left(ifNull(content, ''), 160) AS content
+          FROM ${database}.conversation_items FINAL
+          WHERE $__timeFilter(event_time)
+            AND e2e_latency IS NOT NULL
+            AND ${filters.items}
+          ORDER BY e2e_latency DESC
+          LIMIT 50`),
+      ]),
+    )
+  return dashboard
+}

@@ -1,0 +1,251 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
+import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { expandPanelSql, type MacroContext, type Selection } from './grafana-macros.ts'
+import {
+  alertRuleQueries,
+  clickhousePanelQueries,
+  clickhouseVariableQueries,
+  type ProvisionedDashboard,
+  provisionedDashboards,
+  repoRoot,
+  variableNames,
+} from './provisioned-queries.ts'
+
+// Every ClickHouse query Grafana would run — each panel, variable and alert rule of the
+// provisioned files, with the Grafana and plugin macros expanded — and every query of the SQL
+// cookbook, against the real schema in embedded ClickHouse filled with generated conversations by
+// the worker's own transform and insert. Each must run and return what its panel needs.
+interface Column {
+  name: string
+  type: string
+}
+interface Result {
+  meta: Column[]
+  data: Record<string, unknown>[]
+}
+
+const numeric = (column: Column) => /^(Nullable\()?(U?Int\d+|Float\d+|Decimal)/.test(column.type)
+const textual = (column: Column) => /^(LowCardinality\()?(Nullable\()?(String|FixedString)/.test(column.type)
+
+const dataDir = mkdtempSync(join(tmpdir(), 'va-observability-ch-'))
+let client: ClickHouseClient
+let generated: GeneratedData
+
+async function run(query: string): Promise<Result> {
+  const result = await client.query({ query, format: 'JSON' })
+  return result.json<Record<string, unknown>>() as unknown as Promise<Result>
+}
+
+/** The values each variable offers with All selected everywhere (what Grafana shows in its dropdown). */
+async function variableOptions(dashboard: ProvisionedDashboard, context: MacroContext) {
+  const options: Record<string, string[]> = {}
+  for (const variable of clickhouseVariableQueries(dashboard)) {
+    const result = await run(expandPanelSql(variable.rawSql, context, options))
+    options[variable.name] = result.data.map((row) => String(Object.values(row)[0]))
+  }
+  return options
+}
+
+function contextFor(
+  dashboard: ProvisionedDashboard,
+  selections: Record<string, Selection> = {},
+): MacroContext {
+  const variables = Object.fromEntries(
+    variableNames(dashboard).map((name) => [name, selections[name] ?? '$__all']),
+  )
+  return { from: generated.from, to: generated.now, intervalSeconds: 300, variables } as MacroContext
+}
+
+/** What a panel of this type needs from its query's result. */
+function checkShape(where: string, panelType: string, format: number, result: Result): void {
+  expect(result.data.length, `${where}: returns rows`).toBeGreaterThan(0)
+  const values = result.meta.filter(numeric)
+  expect(values.length, `${where}: has a numeric column (${JSON.stringify(result.meta)})`).toBeGreaterThan(0)
+  if (format === 0) {
+    expect(result.meta[0]?.name, `${where}: a time series starts with its time column`).toBe('time')
+    expect(result.meta[0]?.type, `${where}: time is a DateTime`).toMatch(/^DateTime/)
+    for (const column of result.meta.slice(1))
+      expect(numeric(column) || textual(column), `${where}: ${column.name} is a value or a label`).toBe(true)
+  }
+  if (panelType === 'stat') {
+    expect(result.data.length, `${where}: a stat reads one row`).toBe(1)
+    for (const column of result.meta)
+      expect(numeric(column), `${where}: ${column.name} is numeric`).toBe(true)
+    for (const column of result.meta)
+      expect(result.data[0]![column.name], `${where}: ${column.name} has a value`).not.toBeNull()
+  }
+  if (panelType === 'piechart') {
+    expect(result.meta.filter(textual).length, `${where}: a pie has a label column`).toBe(1)
+    expect(values.length, `${where}: a pie has one value column`).toBe(1)
+  }
+  if (panelType === 'heatmap')
+    for (const column of result.meta.slice(1))
+      expect(column.name, `${where}: heatmap buckets are named by their upper bound`).toMatch(
+        /^(\d+(\.\d+)?|\+Inf)$/,
+      )
+}
+
+beforeAll(async () => {
+  client = createClickHouse({
+    CLICKHOUSE_DATA_DIR: dataDir,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+  })
+  generated = await fillWithGeneratedConversations(client, {
+    count: 2000,
+    hours: 6,
+    redelivered: 50,
+    seed: 6,
+  })
+})
+
+afterAll(async () => {
+  await client?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+const clickhouseDashboards = provisionedDashboards().filter(
+  (dashboard) => clickhousePanelQueries(dashboard).length > 0,
+)
+
+describe('ClickHouse queries of the provisioned dashboards', () => {
+  it('finds the three ClickHouse dashboards and their queries', () => {
+    expect(clickhouseDashboards.map((dashboard) => dashboard.file).sort()).toEqual([
+      'agent-tests.json',
+      'campaigns.json',
+      'voice-latency.json',
+    ])
+    expect(clickhouseDashboards.flatMap(clickhousePanelQueries).length).toBeGreaterThanOrEqual(40)
+  })
+
+  for (const dashboard of clickhouseDashboards) {
+    it(`${dashboard.file}: every variable offers values`, async () => {
+      const options = await variableOptions(dashboard, contextFor(dashboard))
+      for (const variable of clickhouseVariableQueries(dashboard))
+        expect(options[variable.name]?.length, variable.where).toBeGreaterThan(0)
+    })
+
+    it(`${dashboard.file}: every panel query with All selected`, async () => {
+      const context = contextFor(dashboard)
+      const options = await variableOptions(dashboard, context)
+      for (const query of clickhousePanelQueries(dashboard)) {
+        const sql = expandPanelSql(query.rawSql, context, options)
+        const result = await run(sql).catch((error: Error) => {
+          throw new Error(`${query.where}: ${error.message}\n${sql}`)
+        })
+        checkShape(query.where, query.panelType, query.format, result)
+      }
+    })
+  }
+
+  it('every panel query with one value of each variable selected (one campaign call, one test run)', async () => {
+    const [call] = (
+      await run(`SELECT source, agent_id, campaign_id, ifNull(telecom_provider, 'none') AS telecom_provider
+        FROM voice_analytics.campaign_items FINAL WHERE NOT room_failed ORDER BY event_time LIMIT 1`)
+    ).data as Record<string, string>[]
+    const [run_] = (
+      await run(`SELECT source, agent_id, test_run_id FROM voice_analytics.test_results FINAL
+        WHERE test_success = false GROUP BY source, agent_id, test_run_id ORDER BY count() DESC LIMIT 1`)
+    ).data as Record<string, string>[]
+    const selectionFor: Record<string, Record<string, string>> = {
+      'voice-latency.json': {
+        source: call!.source!,
+        agent: call!.agent_id!,
+        campaign: call!.campaign_id!,
+        telecom_provider: call!.telecom_provider!,
+      },
+      'campaigns.json': {
+        source: call!.source!,
+        agent: call!.agent_id!,
+        campaign: call!.campaign_id!,
+        telecom_provider: call!.telecom_provider!,
+      },
+      'agent-tests.json': { source: run_!.source!, agent: run_!.agent_id!, test_run: run_!.test_run_id! },
+    }
+    for (const dashboard of clickhouseDashboards) {
+      const chosen = selectionFor[dashboard.file]!
+      const options = await variableOptions(dashboard, contextFor(dashboard))
+      for (const [name, value] of Object.entries(chosen))
+        expect(options[name], `${dashboard.file}: $${name} offers ${value}`).toContain(value)
+      const selections = Object.fromEntries(Object.entries(chosen).map(([name, value]) => [name, [value]]))
+      const context = contextFor(dashboard, selections)
+      for (const query of clickhousePanelQueries(dashboard)) {
+        const sql = expandPanelSql(query.rawSql, context, options)
+        for (const value of Object.values(chosen))
+          expect(sql, `${query.where} filters by ${value}`).toContain(`'${value}'`)
+        checkShape(query.where, query.panelType, query.format, await run(sql))
+      }
+    }
+  })
+
+  it('counts each conversation once though some were delivered twice', async () => {
+    const dashboard = clickhouseDashboards.find((candidate) => candidate.file === 'voice-latency.json')!
+    const query = clickhousePanelQueries(dashboard).find((candidate) =>
+      candidate.where.includes('/ Conversations /'),
+    )!
+    const context = contextFor(dashboard)
+    const { data } = await run(
+      expandPanelSql(query.rawSql, context, await variableOptions(dashboard, context)),
+    )
+    const [raw] = (await run('SELECT count() AS rows FROM voice_analytics.conversations')).data
+    expect(Number(raw!.rows)).toBeGreaterThan(generated.conversations) // the duplicates are really there
+    expect(Number(data[0]!.conversations)).toBe(generated.conversations)
+  })
+})
+
+describe('ClickHouse queries of the provisioned Grafana alert rules', () => {
+  it('each rule query returns labels and one value per row over its window', async () => {
+    const rules = alertRuleQueries()
+    expect(rules.length).toBe(3)
+    for (const rule of rules) {
+      const context: MacroContext = {
+        from: new Date(generated.now.getTime() - rule.from * 1000),
+        to: new Date(generated.now.getTime() - rule.to * 1000),
+        intervalSeconds: 60,
+        variables: {},
+      }
+      const result = await run(expandPanelSql(rule.rawSql, context, {}))
+      expect(result.data.length, `${rule.where}: returns rows`).toBeGreaterThan(0)
+      expect(result.meta.filter(numeric).length, `${rule.where}: one value column`).toBe(1)
+      expect(result.meta.filter(textual).length, `${rule.where}: label columns`).toBe(result.meta.length - 1)
+    }
+  })
+})
+
+describe('docs/sql-cookbook.md', () => {
+  const cookbook = readFileSync(join(repoRoot, 'docs/sql-cookbook.md'), 'utf8')
+  const queries = [...cookbook.matchAll(/^### (.+)$[\s\S]*?^```sql\n([\s\S]*?)^```/gm)].map(
+    ([, title, sql]) => ({
+      title: title!,
+      sql: sql!,
+    }),
+  )
+
+  it('has a query for each question the issue names', () => {
+    expect(queries.length).toBe([...cookbook.matchAll(/^```sql$/gm)].length)
+    const titles = queries.map((query) => query.title.toLowerCase()).join('\n')
+    for (const topic of [
+      'latency percentiles per agent this week',
+      'slowest turns',
+      'tool-call error rates',
+      'campaign outcomes',
+      'pass rate per test run',
+      'why tests fail',
+      'failed rooms and their errors',
+    ])
+      expect(titles).toContain(topic)
+  })
+
+  it('every query runs as written and returns rows', async () => {
+    for (const query of queries) {
+      const result = await run(query.sql).catch((error: Error) => {
+        throw new Error(`"${query.title}": ${error.message}`)
+      })
+      expect(result.data.length, `"${query.title}" returns rows`).toBeGreaterThan(0)
+    }
+  })
+})

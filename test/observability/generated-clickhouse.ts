@@ -1,0 +1,65 @@
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { toAvroRecord } from '../../services/core/event/event-record.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import { mergeRows } from '../../services/worker/batch-rows.ts'
+import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import type { TableRows } from '../../services/worker/table-rows.ts'
+
+// The real schema (the migrations) filled the way the worker fills it (its transform and its
+// insert), with generated conversations over the hours before `now`; some delivered twice, as
+// the platform may, so queries that forget FINAL count them twice.
+export const database = 'voice_analytics'
+
+export interface GeneratedData {
+  now: Date
+  from: Date
+  conversations: number
+  redelivered: number
+}
+
+export interface GenerateSettings {
+  count: number
+  hours: number
+  redelivered: number
+  seed: number
+}
+
+export async function fillWithGeneratedConversations(
+  client: ClickHouseClient,
+  settings: GenerateSettings,
+): Promise<GeneratedData> {
+  await runMigrations(client, database)
+  const now = new Date()
+  const from = new Date(now.getTime() - settings.hours * 3600_000)
+  const events = generateConversations({
+    count: settings.count,
+    seed: settings.seed,
+    from: from.getTime(),
+    spanHours: settings.hours,
+    historyItems: 12,
+    failedRoomRate: 0.08,
+    testRunRate: 0.25,
+    campaignRate: 0.4,
+    webCallRate: 0.15,
+  })
+  const deliveries = [...events, ...events.slice(0, settings.redelivered)].map((event, index) => {
+    const receivedAt = now.getTime() - 1000 + (index >= events.length ? 500 : 0)
+    const source = (index % events.length) % 5 === 0 ? 'staging' : 'prod'
+    const record = toAvroRecord(event, { source, receivedAt })
+    return {
+      rows: conversationRows(record, {
+        topic: 'generated',
+        partition: 0,
+        offset: index,
+        timestampMs: receivedAt,
+      }),
+    }
+  })
+  for (let start = 0; start < deliveries.length; start += 250) {
+    const rows: TableRows = mergeRows(deliveries.slice(start, start + 250))
+    await insertTableRows(client, database, rows, `generated-${settings.seed}-${start}`)
+  }
+  return { now, from, conversations: events.length, redelivered: settings.redelivered }
+}
