@@ -34,6 +34,11 @@ const envSchema = z.object({
   WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(8 * 1024 * 1024),
   /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
   WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
+  /** Agent names that get their own `agent` label on the worker's voice_* metrics (comma list); empty: the first METRICS_AGENT_LIMIT names seen. */
+  METRICS_AGENT_ALLOWLIST: z.string().default(''),
+  METRICS_AGENT_LIMIT: z.coerce.number().int().min(0).default(50),
+  /** Distinct values per open enumeration label (status, telecom provider, test status, ...) before `other`. */
+  METRICS_LABEL_VALUE_LIMIT: z.coerce.number().int().min(1).default(20),
   /** Retention of the conversation tables and of the latency rollup, in days; 0 keeps everything. */
   CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).default(0),
   CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).default(0),

@@ -1,14 +1,15 @@
 import type { ClickHouseClient } from '../core/clickhouse.ts'
+import type { Config } from '../core/env.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
 import {
   conversationKey,
   createDomainMetrics,
-  type DomainLabelSettings,
   newConversations,
   recordConversations,
 } from './domain-metrics.ts'
+import { parseLabelList } from './metric-label-limit.ts'
 import type { ConversationRow, TableRows } from './table-rows.ts'
 
 // Which conversations of a write ClickHouse already holds, asked just before the write: the
@@ -57,23 +58,25 @@ export async function storedConversationKeys(
   return stored
 }
 
-export interface DomainCountingDeps {
-  clickhouse: ClickHouseClient
-  database: string
-  registry: Registry
-  labels: Omit<DomainLabelSettings, 'onOverflow'>
-  logger: Logger
-}
-
 /**
  * Wraps the worker's ClickHouse write: look up what is stored, write, then count what was new.
  * A lookup that fails fails the write attempt, which the worker retries as any other.
  */
-export function createDomainCounting(deps: DomainCountingDeps) {
-  const metrics = createDomainMetrics(deps.registry, {
-    ...deps.labels,
+export function createDomainCounting(
+  clickhouse: ClickHouseClient,
+  config: Pick<
+    Config,
+    'CLICKHOUSE_DATABASE' | 'METRICS_AGENT_ALLOWLIST' | 'METRICS_AGENT_LIMIT' | 'METRICS_LABEL_VALUE_LIMIT'
+  >,
+  registry: Registry,
+  logger: Logger,
+) {
+  const metrics = createDomainMetrics(registry, {
+    agentAllowlist: parseLabelList(config.METRICS_AGENT_ALLOWLIST),
+    agentLimit: config.METRICS_AGENT_LIMIT,
+    valueLimit: config.METRICS_LABEL_VALUE_LIMIT,
     onOverflow: (label, value) =>
-      deps.logger.warn(
+      logger.warn(
         { label, value },
         'metric label limit reached: further values of this label are counted as "other" ' +
           '(raise METRICS_AGENT_LIMIT / METRICS_LABEL_VALUE_LIMIT or set METRICS_AGENT_ALLOWLIST)',
@@ -83,7 +86,7 @@ export function createDomainCounting(deps: DomainCountingDeps) {
     const stored =
       rows.conversations.length === 0
         ? new Set<string>()
-        : await storedConversationKeys(deps.clickhouse, deps.database, rows.conversations)
+        : await storedConversationKeys(clickhouse, config.CLICKHOUSE_DATABASE, rows.conversations)
     const writes = await write()
     const fresh = newConversations(rows, stored)
     recordConversations(metrics, fresh.conversations, fresh.items)
