@@ -13,6 +13,7 @@ import { BatchWriter } from './batch-writer.ts'
 import { insertTableRows } from './clickhouse-insert.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { retryUntil } from './retry-until.ts'
+import { createDomainCounting } from './stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
@@ -80,6 +81,7 @@ export async function startWorker(
 
   const registry = options.registry ?? createMetricsRegistry('worker')
   const metrics = createWorkerMetrics(registry)
+  const countNewConversations = createDomainCounting(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   const decode = (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>
   const kafka = createKafka(
@@ -110,7 +112,8 @@ export async function startWorker(
   let state: 'starting' | 'running' | 'crashed' | 'stopped' = 'starting'
   let clickhouseFailing = false
   const writer = new BatchWriter({
-    insert: (rows, token) => insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token),
+    insert: (rows, token) =>
+      countNewConversations(rows, () => insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token)),
     metrics,
     logger,
     signal: controller.signal,
