@@ -54,6 +54,16 @@ export function buildIngressApp(deps: IngressDependencies) {
     forceCloseConnections: 'idle',
   })
 
+  // Closing: requests in flight finish, and their keep-alive connections close with the answer
+  // (else close() would wait for the 72 s keep-alive timeout of every connection busy at SIGTERM).
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(jsonContentTypes, { parseAs: 'buffer' }, (_request, body, done) =>
     done(null, body),
