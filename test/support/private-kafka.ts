@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 const stackScript = fileURLToPath(new URL('../../scripts/stack/stack.sh', import.meta.url))
 const run = promisify(execFile)
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
