@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../services/core/env.ts'
+import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
+import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import { createLogger } from '../../services/core/logger.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { schemaRegistryUrl } from '../stack/servers.ts'
+import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
+import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
+import { type PrometheusServer, startPrometheus } from './prometheus-server.ts'
+import { repoRoot } from './provisioned-queries.ts'
+
+// The real thing end to end: a Prometheus from Debian's package scrapes a running ingress and
+// worker (on loopback, with the repository's rule files), conversations go through the webhook
+// (Kafka of the test's own, so the counts are exact), and Prometheus's HTTP API shows the
+// counters and the failed-rooms alert. Conversations delivered again — at once, and after they
+// were stored — are not counted again.
+const billing = 'Prom Billing Agent'
+const support = 'Prom Support Agent'
+
+let kafka: PrivateKafka
+let worker: RunningWorker
+let ingress: TestIngress
+let prometheus: PrometheusServer
+const dataDir = mkdtempSync(join(tmpdir(), 'va-prometheus-worker-'))
+
+/** 16 conversations of two agents; Billing has 4 failed rooms (the alert's threshold is 3), Support 1. */
+function conversations(): ConversationCompleteEvent[] {
+  const events = generateConversations({
+    count: 16,
+    seed: 42,
+    from: Date.now() - 600_000,
+    spanHours: 0.15,
+    failedRoomRate: 0,
+    historyItems: 8,
+  })
+  const agents = [
+    { agent_id: randomUUID(), agent_name: billing },
+    { agent_id: randomUUID(), agent_name: support },
+  ]
+  return events.map((event, index) => {
+    const data = { ...event.data, ...agents[index % 2]! }
+    const failed = [0, 2, 4, 6, 1].includes(index)
+    if (failed) {
+      data.room_metadata = {
+        failed: true,
+        skipCompositeEgress: false,
+        error: 'sip: 480 Temporarily Unavailable',
+      }
+      data.status = 'Failed'
+      data.error_message = 'The call could not be connected.'
+    }
+    return { ...event, data }
+  })
+}
+
+async function post(events: ConversationCompleteEvent[]): Promise<void> {
+  for (const event of events) {
+    const response = await postJson(ingress.webhookUrl(), event)
+    expect(response.status, await response.text()).toBe(202)
+  }
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (done(value)) return value
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+const scalar = async (expr: string) => (await prometheus.query(expr))[0]?.value ?? 0
+const byLabel = async (expr: string, label: string) =>
+  Object.fromEntries((await prometheus.query(expr)).map((sample) => [sample.labels[label], sample.value]))
+
+beforeAll(async () => {
+  kafka = await createPrivateKafka()
+  await kafka.start()
+  const logger = createLogger('worker', process.env.TEST_LOG_LEVEL ?? 'warn')
+  worker = await startWorker(
+    loadConfig({
+      KAFKA_BROKERS: kafka.brokers,
+      SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
+      CLICKHOUSE_DATA_DIR: dataDir,
+      WORKER_GROUP_ID: `va-prometheus-test-${randomUUID()}`,
+      WORKER_METRICS_PORT: '0',
+      METRICS_AGENT_ALLOWLIST: `${billing},${support}`,
+      LOG_LEVEL: 'warn',
+    }),
+    logger,
+  )
+  ingress = await startTestIngress({ KAFKA_BROKERS: kafka.brokers })
+  await ingress.waitUntilReady()
+  prometheus = await startPrometheus(
+    [
+      { job: 'ingress', address: new URL(ingress.url).host },
+      { job: 'worker', address: new URL(worker.metricsUrl!).host },
+    ],
+    [join(repoRoot, 'dashboards/prometheus/rules/*.yml')],
+  )
+})
+
+afterAll(async () => {
+  await prometheus?.stop()
+  await ingress?.close()
+  await worker?.stop()
+  await kafka?.remove()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('Prometheus scraping the ingress and the worker', () => {
+  const events = conversations()
+  const unique = events.length
+  const tests = events.filter((event) => event.data.test_run_id).length
+  const campaignCalls = events.filter((event) => event.data.campaign_id).length
+  const e2eTurns = events
+    .flatMap((event) => event.data.history ?? [])
+    .filter((item) => typeof item.metrics?.e2e_latency === 'number').length
+  let posted = 0
+
+  it('sees both targets up', async () => {
+    const up = await waitFor(
+      'both targets up',
+      () => byLabel('up', 'job'),
+      (jobs) => jobs.ingress === 1 && jobs.worker === 1,
+    )
+    expect(up).toEqual({ ingress: 1, worker: 1 })
+  })
+
+  it('counts each conversation once, though one arrived twice in a row', async () => {
+    await post(events)
+    await post([events[3]!])
+    posted = unique + 1
+    await waitFor(
+      'the worker consumed every delivery',
+      () => scalar('sum(worker_messages_consumed_total)'),
+      (n) => n === posted,
+    )
+    await waitFor(
+      'the conversations counter',
+      () => scalar('sum(voice_conversations_total)'),
+      (n) => n === unique,
+      15_000,
+    )
+    expect(await scalar('sum(ingress_events_total{outcome="accepted"})')).toBe(posted)
+    expect(await scalar('sum(voice_conversations_total)')).toBe(unique)
+    expect(await byLabel('sum by (agent) (voice_failed_rooms_total)', 'agent')).toEqual({
+      [billing]: 4,
+      [support]: 1,
+    })
+    expect(await scalar('sum(voice_test_results_total)')).toBe(tests)
+    expect(await scalar('sum(voice_campaign_conversations_total)')).toBe(campaignCalls)
+    expect(await scalar('sum(voice_e2e_latency_seconds_count)')).toBe(e2eTurns)
+    expect(await byLabel('sum by (status) (voice_conversations_total)', 'status')).toMatchObject({
+      Failed: 5,
+    })
+    expect(tests + campaignCalls).toBeGreaterThan(0)
+  })
+
+  it('fires the failed-rooms alert for the agent over the threshold only', async () => {
+    const alerts = await waitFor(
+      'VoiceAgentFailedRooms to fire',
+      async () =>
+        (await prometheus.alerts()).filter((alert) => alert.labels.alertname === 'VoiceAgentFailedRooms'),
+      (found) => found.some((alert) => alert.state === 'firing'),
+      30_000,
+    )
+    expect(alerts.map((alert) => [alert.labels.agent, alert.state])).toEqual([[billing, 'firing']])
+    expect(alerts[0]!.annotations.summary).toContain(`Agent ${billing} had 4 failed rooms in 10 minutes`)
+    expect(await byLabel('voice_analytics:failed_rooms:increase10m', 'agent')).toEqual({
+      [billing]: 4,
+      [support]: 1,
+    })
+  })
+
+  it('does not count conversations delivered again after they were stored', async () => {
+    const again = [events[0]!, events[1]!, events[5]!]
+    await post(again)
+    posted += again.length
+    await waitFor(
+      'the worker consumed the repeated deliveries',
+      () => scalar('sum(worker_messages_consumed_total)'),
+      (n) => n === posted,
+    )
+    // One more scrape after the worker's commit: what it counted is visible now.
+    const scraped = await scalar('max(timestamp(up{job="worker"}))')
+    await waitFor(
+      'a later scrape',
+      () => scalar('max(timestamp(up{job="worker"}))'),
+      (t) => t > scraped + 1,
+    )
+    expect(await scalar('sum(ingress_events_total{outcome="accepted"})')).toBe(posted)
+    expect(await scalar('sum(voice_conversations_total)')).toBe(unique)
+    expect(await byLabel('sum by (agent) (voice_failed_rooms_total)', 'agent')).toEqual({
+      [billing]: 4,
+      [support]: 1,
+    })
+    expect(await scalar('sum(voice_e2e_latency_seconds_count)')).toBe(e2eTurns)
+  })
+})
