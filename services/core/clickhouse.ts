@@ -37,8 +37,49 @@ export function createClickHouse(settings: ClickHouseSettings): ClickHouseClient
   mkdirSync(path, { recursive: true })
   // chdb implements @clickhouse/client-common's Connection; @clickhouse/client 1.23.1 bundles an
   // identical copy of those types, which TypeScript sees as distinct: same shape at run time.
-  const connection = createChdbConnection({ path }) as unknown as ClientConnection
-  return createClient({ connection, clickhouse_settings: sharedSettings })
+  const chdb = createChdbConnection({ path })
+  const client = createClient({
+    connection: chdb as unknown as ClientConnection,
+    clickhouse_settings: sharedSettings,
+  })
+  // chDB's raw insert hands a Buffer to the engine without copying it into the SQL text (and with
+  // query-level SETTINGS): about 40% less CPU per inserted row than the generic insert.
+  rawInserts.set(client, (params) => chdb.chdb.rawInsert({ ...params, format: 'JSONCompactEachRow' }))
+  return client
+}
+
+type RawInsert = (params: {
+  table: string
+  columns: readonly string[]
+  values: Buffer
+  settings: Record<string, string | number>
+}) => Promise<unknown>
+const rawInserts = new WeakMap<ClickHouseClient, RawInsert>()
+
+export interface CompactInsert {
+  /** Database-qualified table name. */
+  table: string
+  columns: readonly string[]
+  /** Values in the order of `columns`. */
+  rows: readonly unknown[][]
+  settings: Record<string, string | number>
+}
+
+/** INSERT ... FORMAT JSONCompactEachRow: one call for both connections, chDB's raw path when embedded. */
+export async function insertCompactRows(client: ClickHouseClient, insert: CompactInsert): Promise<void> {
+  const raw = rawInserts.get(client)
+  if (raw) {
+    const body = Buffer.from(insert.rows.map((row) => JSON.stringify(row)).join('\n'))
+    await raw({ table: insert.table, columns: insert.columns, values: body, settings: insert.settings })
+    return
+  }
+  await client.insert({
+    table: insert.table,
+    columns: insert.columns as [string, ...string[]],
+    format: 'JSONCompactEachRow',
+    values: insert.rows as unknown[][],
+    clickhouse_settings: insert.settings,
+  })
 }
 
 /** 'embedded chDB at <dir>' or the server URL without credentials, for logs and status lines. */

@@ -31,7 +31,7 @@ const envSchema = z.object({
   WORKER_TOPIC: z.string().min(1).default(topics.conversationComplete),
   WORKER_DLQ_TOPIC: z.string().min(1).default(topics.deadLetter),
   /** Kafka fetch size per partition: bounds the messages (and rows) of one insert. */
-  WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(8 * 1024 * 1024),
+  WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(1024 * 1024),
   /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
   WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
   /** Agent names that get their own `agent` label on the worker's voice_* metrics (comma list); empty: the first METRICS_AGENT_LIMIT names seen. */

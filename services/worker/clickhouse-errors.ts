@@ -30,7 +30,9 @@ const configurationErrorCodes = new Set([
 ])
 
 function code(error: unknown): number | undefined {
-  const value = (error as { code?: unknown })?.code
+  // @clickhouse/client puts the server's code in `code` (a string); chDB's raw insert in `clickhouseCode`.
+  const failure = error as { code?: unknown; clickhouseCode?: unknown } | undefined
+  const value = failure?.clickhouseCode ?? failure?.code
   const number = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : Number.NaN
   return Number.isInteger(number) ? number : undefined
 }

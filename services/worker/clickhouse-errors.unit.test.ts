@@ -7,6 +7,8 @@ describe('ClickHouse error classes', () => {
     expect(isDataError({ code: 53 })).toBe(true)
     expect(isDataError({ code: '60' })).toBe(false)
     expect(isDataError(new Error('connect ECONNREFUSED'))).toBe(false)
+    expect(isDataError({ code: 'CHDB_QUERY', clickhouseCode: 27 })).toBe(true)
+    expect(isDataError({ code: 'CHDB_QUERY', clickhouseCode: 60 })).toBe(false)
   })
 
   it('names the errors that need an operator', () => {

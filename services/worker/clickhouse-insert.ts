@@ -1,10 +1,10 @@
-import type { ClickHouseClient } from '../core/clickhouse.ts'
+import { type ClickHouseClient, insertCompactRows } from '../core/clickhouse.ts'
 import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
 
 // One write = one insert per table that has rows, children first and the conversation last,
 // each carrying the write's deduplication token. Rows go as JSONCompactEachRow (values in the
-// column order of table-rows.ts). Settings are given on every insert: chDB keeps SET values for
-// its session, so a token must never be inherited from an earlier insert.
+// column order of table-rows.ts). Settings are given on every insert, never inherited from an
+// earlier one (chDB's generic path keeps SET values for its session).
 export interface TableWrite {
   table: TableName
   rows: number
@@ -16,6 +16,8 @@ export const insertSettings = {
   // Float64 metrics must arrive to the bit.
   precise_float_parsing: 1,
   async_insert: 0,
+  // Timestamps arrive as epoch milliseconds: the basic parser is enough and cheaper.
+  date_time_input_format: 'basic',
 } as const
 
 export async function insertTableRows(
@@ -30,12 +32,11 @@ export async function insertTableRows(
     if (tableRows.length === 0) continue
     const columns = tableColumns[table] as readonly string[]
     const started = performance.now()
-    await client.insert({
+    await insertCompactRows(client, {
       table: `${database}.${table}`,
-      columns: columns as [string, ...string[]],
-      format: 'JSONCompactEachRow',
-      values: tableRows.map((row) => columns.map((column) => row[column])),
-      clickhouse_settings: { ...insertSettings, insert_deduplication_token: token },
+      columns,
+      rows: tableRows.map((row) => columns.map((column) => row[column])),
+      settings: { ...insertSettings, insert_deduplication_token: token },
     })
     writes.push({ table, rows: tableRows.length, seconds: (performance.now() - started) / 1000 })
   }

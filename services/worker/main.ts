@@ -9,6 +9,12 @@ if (import.meta.main) {
     const worker = await startWorker(loadConfig(), logger)
     const shutdown = async (signal: string) => {
       logger.info({ signal }, 'shutting down: finishing the batch in flight')
+      setTimeout(() => {
+        logger.error(
+          'shutdown did not finish within 30 s: exiting anyway (uncommitted batches are read again)',
+        )
+        process.exit(1)
+      }, 30_000).unref()
       await worker.stop()
       process.exit(0)
     }

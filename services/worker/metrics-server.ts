@@ -44,6 +44,10 @@ export async function startMetricsServer(
   const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host
   return {
     url: `http://${shownHost}:${address.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections() // a scraper's keep-alive connection must not hold the exit
+      }),
   }
 }

@@ -14,11 +14,11 @@ import type { ConversationRow, TableRows } from './table-rows.ts'
 
 // Which conversations of a write ClickHouse already holds, asked just before the write: the
 // domain metrics count only the others, so a conversation the platform delivers twice, a batch
-// retried after a crash and a partition re-read after a rebalance count once. The lookup uses the
-// table's key (agent_id, event_time, session_id), i.e. the primary index. A write whose
+// retried after a crash and a partition re-read after a rebalance count once. A conversation is
+// stored when a row with its key (agent_id, event_time, session_id) exists. A write whose
 // acknowledgement is lost and that is then retried finds its conversations stored and does not
 // count them: metrics may undercount in that rare case, never double-count.
-const lookupChunk = 500
+const lookupChunk = 1000
 
 export async function storedConversationKeys(
   client: ClickHouseClient,
@@ -30,18 +30,15 @@ export async function storedConversationKeys(
     const chunk = conversations.slice(start, start + lookupChunk)
     const times = chunk.map((row) => row.event_time)
     const result = await client.query({
+      // session_id's bloom filter and the time range find the rows; the caller matches whole keys.
       query: `SELECT agent_id, toUnixTimestamp64Milli(event_time) AS event_time_ms, session_id
         FROM ${database}.conversations
         WHERE event_time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
           AND event_time <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-          AND (agent_id, event_time, session_id) IN (
-            SELECT tupleElement(key, 1), fromUnixTimestamp64Milli(tupleElement(key, 2), 'UTC'), tupleElement(key, 3)
-            FROM (SELECT arrayJoin(arrayZip({agents:Array(String)}, {times:Array(Int64)}, {ids:Array(String)})) AS key))`,
+          AND session_id IN {ids:Array(String)}`,
       query_params: {
         from: Math.min(...times),
         to: Math.max(...times),
-        agents: chunk.map((row) => row.agent_id),
-        times,
         ids: chunk.map((row) => row.session_id),
       },
       format: 'JSONEachRow',

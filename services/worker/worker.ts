@@ -104,7 +104,7 @@ export async function startWorker(
     sessionTimeout: config.WORKER_SESSION_TIMEOUT_MS,
     heartbeatInterval: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
     maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
-    maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 4,
+    maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 8,
     minBytes: 1024 * 1024,
     maxWaitTimeInMs: 250,
   })
@@ -119,7 +119,7 @@ export async function startWorker(
     signal: controller.signal,
     backoff,
     lingerMs: 50,
-    maxRows: 60_000,
+    maxRows: 30_000,
     onFailing: (failing) => {
       clickhouseFailing = failing
       // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
@@ -175,13 +175,16 @@ export async function startWorker(
       const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
       try {
         await consumer.disconnect()
+        logger.debug('consumer disconnected')
       } finally {
         clearTimeout(grace)
         controller.abort()
         state = 'stopped'
       }
       await producer.disconnect()
+      logger.debug('producer disconnected')
       await server?.close()
+      logger.debug('metrics server closed')
       if (!options.clickhouse) await clickhouse.close()
       logger.info('worker stopped')
     },

@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createClickHouse } from '../services/core/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../services/core/event/event-record.ts'
+import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
+import { conversationStream } from '../services/core/generator/conversation-generator.ts'
+import { createKafka, ensureTopics } from '../services/core/kafka.ts'
+import { createLogger } from '../services/core/logger.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
+import { machineLine, peakRssMb, startService } from './bench-process.ts'
+
+// `npm run bench:worker`: fills a topic with generated conversations (~40 items each) through
+// real Kafka and the real registry, then measures, each in a process of its own:
+//  1. consume + decode alone (the limit): the worker's consumer settings and registry decoding;
+//  2. the worker (`node services/worker/main.ts`) into embedded ClickHouse: conversations/s,
+//     item rows/s, peak RSS;
+//  3. freshness at 500 events/s: publish -> queryable (ClickHouse's inserted_at - received_at,
+//     read back after the run), p50/p99, and the worker's peak RSS under that load.
+// Prints the figures beside the design's targets and appends them to bench/results/worker.md.
+const targets = {
+  conversationsPerSecond: 2000,
+  rowsPerSecond: 80_000,
+  ratio: 0.5,
+  freshnessP99Ms: 2000,
+  rssMb: 400,
+}
+const total = Number(process.env.BENCH_CONVERSATIONS ?? 100_000)
+const freshnessRate = Number(process.env.BENCH_FRESHNESS_RATE ?? 500)
+const freshnessSeconds = Number(process.env.BENCH_FRESHNESS_SECONDS ?? 30)
+const logger = createLogger('bench', 'warn')
+const kafka = createKafka({ brokers: kafkaBrokers(), clientId: 'bench-worker' }, logger)
+const codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+const workerMain = fileURLToPath(new URL('../services/worker/main.ts', import.meta.url))
+const decodeOnly = fileURLToPath(new URL('./consume-decode-only.ts', import.meta.url))
+
+// A pool of distinct generated conversations, reused with fresh session ids.
+const pool = [...conversationStream({ count: 4000, seed: 2024, historyItems: 40 })]
+const itemsPerConversation =
+  pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length
+const copy = (index: number): ConversationCompleteEvent => {
+  const event = pool[index % pool.length]!
+  return { ...event, data: { ...event.data, session_id: randomUUID() } }
+}
+
+async function createTopic(name: string): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await ensureTopics(admin, [{ topic: name, numPartitions: 6 }])
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+async function deleteTopic(name: string): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.deleteTopics({ topics: [name] }).catch(() => {})
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+async function fill(topic: string, count: number): Promise<{ seconds: number; avroKb: number }> {
+  const producer = kafka.producer({ idempotent: true })
+  await producer.connect()
+  const started = performance.now()
+  let bytes = 0
+  const inFlight: Promise<unknown>[] = []
+  for (let start = 0; start < count; start += 250) {
+    const events = Array.from({ length: Math.min(250, count - start) }, (_, index) => copy(start + index))
+    const values = await Promise.all(
+      events.map((event) => codec.encode(toAvroRecord(event, { source: 'bench', receivedAt: Date.now() }))),
+    )
+    for (const value of values) bytes += value.length
+    inFlight.push(
+      producer.send({
+        topic,
+        acks: -1,
+        messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+      }),
+    )
+    if (inFlight.length >= 4) await inFlight.shift()
+  }
+  await Promise.all(inFlight)
+  await producer.disconnect()
+  return { seconds: (performance.now() - started) / 1000, avroKb: bytes / count / 1024 }
+}
+
+function workerEnv(topic: string, dataDir: string): Record<string, string> {
+  return {
+    KAFKA_BROKERS: kafkaBrokers(),
+    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
+    CLICKHOUSE_DATA_DIR: dataDir,
+    WORKER_TOPIC: topic,
+    WORKER_DLQ_TOPIC: `${topic}.dlq`,
+    WORKER_GROUP_ID: `bench-worker-${randomUUID()}`,
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+  }
+}
+
+async function metricsUrlOf(output: string[]): Promise<string> {
+  for (let waited = 0; waited < 120_000; waited += 100) {
+    const match = /"metrics":"(http:[^"]+)"/.exec(output.join(''))
+    if (match) return match[1]!
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the worker did not start:\n${output.join('').slice(-2000)}`)
+}
+
+async function metricSum(url: string, prefix: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+}
+
+/** Warnings and errors of a worker run (retries would distort the figures): shown, not hidden. */
+function reportProblems(what: string, output: string[]): void {
+  const problems = output
+    .join('')
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)/.test(line) && !/"component":"kafkajs"/.test(line))
+  if (problems.length > 0)
+    console.error(`${what}: ${problems.length} warnings/errors, first:\n${problems.slice(0, 3).join('\n')}`)
+}
+
+async function measureDecodeOnly(topic: string): Promise<number> {
+  const service = startService(decodeOnly, {
+    TOPIC: topic,
+    TOTAL: String(total),
+    KAFKA_BROKERS: kafkaBrokers(),
+    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
+  })
+  await new Promise((resolve) => service.child.once('exit', resolve))
+  const line = service.output
+    .join('')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('{"decoded"'))
+  if (!line) throw new Error(`consume-decode-only failed:\n${service.output.join('').slice(-2000)}`)
+  return (JSON.parse(line) as { perSecond: number }).perSecond
+}
+
+async function measureWorker(topic: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
+  const service = startService(workerMain, workerEnv(topic, dataDir))
+  try {
+    const url = await metricsUrlOf(service.output)
+    let firstAt = 0
+    let consumed = 0
+    while (consumed < total) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const inFlight = await metricSum(url, 'worker_batches_in_flight')
+      consumed = await metricSum(url, 'worker_messages_consumed_total')
+      if (firstAt === 0 && (inFlight > 0 || consumed > 0)) firstAt = performance.now()
+    }
+    const seconds = (performance.now() - firstAt) / 1000
+    const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
+    const rssMb = peakRssMb(service.child.pid!)
+    reportProblems('worker', service.output)
+    return { conversationsPerSecond: total / seconds, rowsPerSecond: rows / seconds, rows, seconds, rssMb }
+  } finally {
+    await service.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+async function measureFreshness(topic: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-fresh-'))
+  const service = startService(workerMain, workerEnv(topic, dataDir))
+  const count = freshnessRate * freshnessSeconds
+  try {
+    const url = await metricsUrlOf(service.output)
+    const producer = kafka.producer({ idempotent: true })
+    await producer.connect()
+    const tick = 100
+    const perTick = (freshnessRate * tick) / 1000
+    const started = performance.now()
+    let sent = 0
+    const sends: Promise<unknown>[] = []
+    for (let step = 0; sent < count; step++) {
+      const events = Array.from({ length: Math.min(perTick, count - sent) }, (_, index) => copy(sent + index))
+      const values = await Promise.all(
+        events.map((event) => codec.encode(toAvroRecord(event, { source: 'bench', receivedAt: Date.now() }))),
+      )
+      sends.push(
+        producer.send({
+          topic,
+          acks: -1,
+          messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+        }),
+      )
+      sent += events.length
+      const wait = started + (step + 1) * tick - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    }
+    await Promise.all(sends)
+    await producer.disconnect()
+    const achievedRate = count / ((performance.now() - started) / 1000)
+    while ((await metricSum(url, 'worker_messages_consumed_total')) < count)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    const rssMb = peakRssMb(service.child.pid!)
+    await service.stop()
+    const clickhouse = createClickHouse({
+      CLICKHOUSE_DATA_DIR: dataDir,
+      CLICKHOUSE_USER: 'default',
+      CLICKHOUSE_PASSWORD: '',
+    })
+    try {
+      const result = await clickhouse.query({
+        query: `SELECT quantilesExact(0.5, 0.99)(toUnixTimestamp64Milli(inserted_at) - toUnixTimestamp64Milli(received_at)) AS q,
+          count() AS n FROM voice_analytics.conversations`,
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      })
+      const [row] = await result.json<{ q: number[]; n: number }>()
+      return { p50: row!.q[0]!, p99: row!.q[1]!, n: row!.n, rssMb, achievedRate }
+    } finally {
+      await clickhouse.close()
+    }
+  } finally {
+    await service.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const backlogTopic = `bench.worker.${randomUUID()}`
+const freshTopic = `bench.worker.fresh.${randomUUID()}`
+await createTopic(backlogTopic)
+await createTopic(freshTopic)
+try {
+  const filled = await fill(backlogTopic, total)
+  console.error(`filled ${total} conversations in ${filled.seconds.toFixed(0)} s`)
+  const decodePerSecond = await measureDecodeOnly(backlogTopic)
+  console.error(`consume + decode alone: ${decodePerSecond.toFixed(0)}/s`)
+  const worker = await measureWorker(backlogTopic)
+  console.error(`worker: ${worker.conversationsPerSecond.toFixed(0)} conversations/s`)
+  const freshness = await measureFreshness(freshTopic)
+
+  const ratio = worker.conversationsPerSecond / decodePerSecond
+  const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES')
+  const lines = [
+    `## ${new Date().toISOString()} — ${machineLine()}`,
+    `backlog: ${total} conversations, ${itemsPerConversation.toFixed(1)} history items and ${filled.avroKb.toFixed(1)} KB Avro average, 6 partitions; embedded ClickHouse (chDB)`,
+    '',
+    '| figure | measured | target | |',
+    '|---|---|---|---|',
+    `| worker conversations/s | ${worker.conversationsPerSecond.toFixed(0)} | ≥ ${targets.conversationsPerSecond} | ${verdict(worker.conversationsPerSecond >= targets.conversationsPerSecond)} |`,
+    `| worker item rows/s | ${worker.rowsPerSecond.toFixed(0)} | ≥ ${targets.rowsPerSecond} | ${verdict(worker.rowsPerSecond >= targets.rowsPerSecond)} |`,
+    `| consume + decode alone, messages/s (the limit) | ${decodePerSecond.toFixed(0)} | — | |`,
+    `| ratio worker / consume + decode | ${ratio.toFixed(2)} | ≥ ${targets.ratio} | ${verdict(ratio >= targets.ratio)} |`,
+    `| freshness publish → queryable p50 / p99 at ${freshness.achievedRate.toFixed(0)} events/s | ${freshness.p50} / ${freshness.p99} ms | p99 ≤ ${targets.freshnessP99Ms} ms | ${verdict(freshness.p99 <= targets.freshnessP99Ms)} |`,
+    `| worker peak RSS (backlog / ${freshnessRate} events/s) | ${worker.rssMb.toFixed(0)} / ${freshness.rssMb.toFixed(0)} MB | ≤ ${targets.rssMb} MB | ${verdict(Math.max(worker.rssMb, freshness.rssMb) <= targets.rssMb)} |`,
+    `| rows checked | ${worker.rows} item rows in ${worker.seconds.toFixed(1)} s; ${freshness.n} conversations for freshness | | |`,
+    '',
+  ]
+  console.log(lines.join('\n'))
+  appendFileSync(new URL('./results/worker.md', import.meta.url), `${lines.join('\n')}\n`)
+} finally {
+  await deleteTopic(backlogTopic)
+  await deleteTopic(freshTopic)
+}
