@@ -111,7 +111,9 @@ export async function runMigrations(
       values: [{ version: migration.version, name: migration.name, checksum: migration.checksum }],
       format: 'JSONEachRow',
       // Every insert names its own token: chDB keeps settings for the session.
-      clickhouse_settings: { insert_deduplication_token: `migration-${migration.version}-${migration.checksum}` },
+      clickhouse_settings: {
+        insert_deduplication_token: `migration-${migration.version}-${migration.checksum}`,
+      },
     })
     report.applied.push(migration)
   }
