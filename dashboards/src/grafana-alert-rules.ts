@@ -6,8 +6,9 @@ import { clickhouseDatasource, database, tableSql } from './grafana-queries.ts'
 // Grafana alert rules on ClickHouse, for what only ClickHouse knows (test pass rates, campaign
 // outcomes) or knows per conversation (failed rooms with their errors, across restarts of the
 // worker). Each query returns one row per agent or campaign: its string columns become the
-// alert's labels, its number the value; a reduce (last) and a threshold decide. Prometheus
-// alerting rules (dashboards/prometheus/rules) cover the pipeline and the per-agent SLOs.
+// alert's labels (unique per row), its number the value; a reduce (last) and a threshold
+// decide. Prometheus alerting rules (dashboards/prometheus/rules) cover the pipeline and the
+// per-agent SLOs.
 
 /** The thresholds and windows of these rules: edit here and run `npm run dashboards`. */
 export const grafanaAlertThresholds = {
@@ -82,7 +83,7 @@ const rules: ClickHouseRule[] = [
     title: 'Campaign calls failing (ClickHouse)',
     windowSeconds: t.campaignWindowMinutes * 60,
     rawSql: `
-      SELECT ifNull(any(campaign_name), campaign_id) AS campaign,
+      SELECT ifNull(any(campaign_name), campaign_id) AS campaign, campaign_id,
         countIf(room_failed OR error_message != '') / count() AS failure_share
       FROM ${database}.campaign_items FINAL
       WHERE $__timeFilter(event_time)

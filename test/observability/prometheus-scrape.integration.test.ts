@@ -170,19 +170,29 @@ describe('Prometheus scraping the ingress and the worker', () => {
   })
 
   it('fires the failed-rooms alert for the agent over the threshold only', async () => {
+    // Rules are evaluated every second on what was scraped: wait for an evaluation that saw every
+    // failed room, then check what it decided.
+    const expected = { [billing]: 4, [support]: 1 }
+    const failedRoomAlerts = async () =>
+      (await prometheus.alerts()).filter((alert) => alert.labels.alertname === 'VoiceAgentFailedRooms')
+    await waitFor(
+      'the failed-rooms rule to see every failed room',
+      () => byLabel('voice_analytics:failed_rooms:increase10m', 'agent'),
+      (perAgent) =>
+        Object.keys(perAgent).length === 2 &&
+        perAgent[billing] === expected[billing] &&
+        perAgent[support] === expected[support],
+      30_000,
+    )
     const alerts = await waitFor(
-      'VoiceAgentFailedRooms to fire',
-      async () =>
-        (await prometheus.alerts()).filter((alert) => alert.labels.alertname === 'VoiceAgentFailedRooms'),
-      (found) => found.some((alert) => alert.state === 'firing'),
+      'VoiceAgentFailedRooms to fire for 4 failed rooms',
+      failedRoomAlerts,
+      (found) =>
+        found.some((alert) => alert.state === 'firing' && alert.annotations.summary?.includes('had 4')),
       30_000,
     )
     expect(alerts.map((alert) => [alert.labels.agent, alert.state])).toEqual([[billing, 'firing']])
     expect(alerts[0]!.annotations.summary).toContain(`Agent ${billing} had 4 failed rooms in 10 minutes`)
-    expect(await byLabel('voice_analytics:failed_rooms:increase10m', 'agent')).toEqual({
-      [billing]: 4,
-      [support]: 1,
-    })
   })
 
   it('does not count conversations delivered again after they were stored', async () => {
