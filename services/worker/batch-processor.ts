@@ -22,6 +22,12 @@ export interface BatchProcessorDeps {
   logger: Logger
   signal: AbortSignal
   backoff: BackoffSettings
+  /** Commits `offset` (the next to read) once the batch before it is stored. */
+  commit: (topic: string, partition: number, offset: string) => Promise<void>
+  /** Reads a partition again from an offset (after a batch failed). */
+  seek: (topic: string, partition: number, offset: string) => void
+  /** Batches handed over and not yet committed before eachBatch waits (bounds memory). */
+  maxPendingBatches: number
 }
 
 export function createBatchProcessor(deps: BatchProcessorDeps) {
@@ -62,12 +68,25 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     }
   }
 
-  return async function eachBatch(payload: EachBatchPayload): Promise<void> {
+  // Kafka does not fetch again until eachBatch returns, so eachBatch hands the rows to the writer
+  // and returns; the commit follows once ClickHouse (and the DLQ) acknowledged, in offset order
+  // per partition. A batch that fails there moves its partition back to its first offset
+  // (seek), and the commits of the batches behind it in that partition are dropped.
+  const pending = new Set<Promise<void>>()
+  const chains = new Map<string, Promise<void>>()
+  const epochs = new Map<string, number>()
+
+  async function eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, heartbeat } = payload
     if (batch.isEmpty()) return
     const started = performance.now()
     const { topic, partition } = batch
+    const key = `${topic}/${partition}`
+    const epoch = epochs.get(key) ?? 0
+    const firstOffset = batch.firstOffset()!
+    const lastOffset = batch.lastOffset()
     metrics.batchesInFlight.inc()
+    let handedOver = false
     try {
       const decoded: Array<{ message: KafkaMessage; record: AvroRecord }> = []
       const poison: Poison[] = []
@@ -78,38 +97,75 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       }
       const rows = messageRows(topic, partition, decoded)
       poison.push(...rows.poison)
-      if (rows.entries.length > 0) {
-        const range = { topic, partition, firstOffset: batch.firstOffset()!, lastOffset: batch.lastOffset() }
-        const rejected = await deps.writer.write(range, rows.entries, heartbeat)
-        for (const { entry, error } of rejected)
-          poison.push({ message: entry.message, topic, partition, reason: 'rejected_by_clickhouse', error })
-        const now = Date.now()
-        for (const entry of rows.entries) {
-          const receivedAt = entry.rows.conversations[0]?.received_at
-          if (typeof receivedAt === 'number') metrics.eventAge.observe((now - receivedAt) / 1000)
-        }
-      }
-      if (poison.length > 0) await sendDeadLetters(poison, heartbeat)
+      while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
+      const range = { topic, partition, firstOffset, lastOffset }
+      const written =
+        rows.entries.length > 0 ? deps.writer.write(range, rows.entries, heartbeat) : Promise.resolve([])
+      written.catch(() => {}) // observed below, in order
 
-      const lastOffset = batch.lastOffset()
+      const previous = chains.get(key) ?? Promise.resolve()
+      const done: Promise<void> = previous
+        .then(async () => {
+          const rejected = await written
+          for (const { entry, error } of rejected)
+            poison.push({ message: entry.message, topic, partition, reason: 'rejected_by_clickhouse', error })
+          const now = Date.now()
+          for (const entry of rows.entries) {
+            const receivedAt = entry.rows.conversations[0]?.received_at
+            if (typeof receivedAt === 'number') metrics.eventAge.observe((now - receivedAt) / 1000)
+          }
+          if (poison.length > 0) await sendDeadLetters(poison, heartbeat)
+          if ((epochs.get(key) ?? 0) !== epoch) return // an earlier batch of this partition failed
+          await deps.commit(topic, partition, (BigInt(lastOffset) + 1n).toString())
+          metrics.lastCommit.set(Date.now() / 1000)
+          metrics.consumerLag.set(
+            { topic, partition: String(partition) },
+            Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n)),
+          )
+          metrics.messagesConsumed.inc({ outcome: 'dead_lettered' }, poison.length)
+          metrics.messagesConsumed.inc({ outcome: 'inserted' }, batch.messages.length - poison.length)
+          metrics.batchDuration.observe((performance.now() - started) / 1000)
+        })
+        .catch((error) => {
+          if ((epochs.get(key) ?? 0) !== epoch) return
+          epochs.set(key, epoch + 1)
+          // Stopping: nothing more is committed; the next owner of the partition reads it again.
+          if (error instanceof WorkerStoppingError || deps.signal.aborted) return
+          logger.error(
+            { topic, partition, offset: firstOffset, error: (error as Error).message },
+            'batch failed after it was handed over: its partition is read again from this offset',
+          )
+          try {
+            deps.seek(topic, partition, firstOffset)
+          } catch (seekError) {
+            logger.warn(
+              { error: (seekError as Error).message },
+              'could not seek; the partition is read again after a restart',
+            )
+          }
+        })
+        .finally(() => {
+          pending.delete(done)
+          metrics.batchesInFlight.dec()
+        })
+      chains.set(key, done)
+      pending.add(done)
+      handedOver = true
       payload.resolveOffset(lastOffset)
-      await payload.commitOffsetsIfNecessary({
-        topics: [{ topic, partitions: [{ partition, offset: (BigInt(lastOffset) + 1n).toString() }] }],
-      })
-      metrics.lastCommit.set(Date.now() / 1000)
-      metrics.consumerLag.set(
-        { topic, partition: String(partition) },
-        Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n)),
-      )
-      metrics.messagesConsumed.inc({ outcome: 'dead_lettered' }, poison.length)
-      metrics.messagesConsumed.inc({ outcome: 'inserted' }, batch.messages.length - poison.length)
-      metrics.batchDuration.observe((performance.now() - started) / 1000)
     } catch (error) {
       // Stopping mid-batch: commit nothing; the next owner of the partition reads it again.
       if (error instanceof WorkerStoppingError) return
       throw error
     } finally {
-      metrics.batchesInFlight.dec()
+      if (!handedOver) metrics.batchesInFlight.dec()
     }
+  }
+
+  return {
+    eachBatch,
+    /** Resolves once every batch handed over is committed (or given up). */
+    async drain(): Promise<void> {
+      while (pending.size > 0) await Promise.allSettled([...pending])
+    },
   }
 }

@@ -133,22 +133,27 @@ export async function startWorker(
     if (!restart) state = 'crashed'
   })
 
+  const processor = createBatchProcessor({
+    decode,
+    writer,
+    producer,
+    deadLetterTopic: config.WORKER_DLQ_TOPIC,
+    metrics,
+    logger,
+    signal: controller.signal,
+    backoff,
+    commit: (committedTopic, partition, offset) =>
+      consumer.commitOffsets([{ topic: committedTopic, partition, offset }]),
+    seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
+    maxPendingBatches: 24,
+  })
   await consumer.connect()
   await consumer.subscribe({ topic, fromBeginning: true })
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: 16,
-    eachBatch: createBatchProcessor({
-      decode,
-      writer,
-      producer,
-      deadLetterTopic: config.WORKER_DLQ_TOPIC,
-      metrics,
-      logger,
-      signal: controller.signal,
-      backoff,
-    }),
+    eachBatch: processor.eachBatch,
   })
   state = 'running'
 
@@ -174,7 +179,10 @@ export async function startWorker(
       // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
       const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
       try {
+        consumer.pause([{ topic }])
+        await processor.drain()
         await consumer.disconnect()
+        await processor.drain() // a batch that was being decoded: its commit is refused, it is read again
         logger.debug('consumer disconnected')
       } finally {
         clearTimeout(grace)
