@@ -165,10 +165,15 @@ EOF
 }
 
 start_registry() {
-  # Default storage is in-memory: a fresh registry each start.
+  # Schemas live in a Kafka topic (kafkasql), so they last exactly as long as the Kafka data
+  # whose messages name their ids: an in-memory registry forgot them at every restart, and the
+  # worker then sent every older message to the dead-letter topic as "unknown schema".
+  port_open "$KAFKA_PORT" || die "the registry keeps its schemas in Kafka: start kafka first"
   launch registry "$REGISTRY_JAVA" -Xms128m -Xmx512m \
     -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.http.host=127.0.0.1 \
+    -Dapicurio.storage.kind=kafkasql -Dapicurio.kafkasql.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
     -jar "$(registry_jar)"
+  wait_ready registry http_ok "http://127.0.0.1:$REGISTRY_PORT/health/ready"
   wait_ready registry http_ok "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects"
 }
 
