@@ -31,7 +31,13 @@ await consumer.run({
   eachBatch: async ({ batch, resolveOffset }) => {
     if (firstAt === 0) firstAt = performance.now()
     for (const message of batch.messages) {
-      await registry.decode(message.value!)
+      try {
+        await registry.decode(message.value!)
+      } catch (error) {
+        // e.g. the (in-memory) registry restarted and lost the schema: fail loudly, never hang
+        process.stderr.write(`decode failed: ${(error as Error).message}\n`)
+        process.exit(1)
+      }
       decoded++
     }
     resolveOffset(batch.lastOffset())

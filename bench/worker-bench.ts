@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClickHouse } from '../services/core/clickhouse.ts'
@@ -159,6 +159,8 @@ async function measureWorker(topic: string) {
       await new Promise((resolve) => setTimeout(resolve, 50))
       const inFlight = await metricSum(url, 'worker_batches_in_flight')
       consumed = await metricSum(url, 'worker_messages_consumed_total')
+      const dead = await metricSum(url, 'worker_messages_consumed_total{outcome="dead_lettered"')
+      if (dead > 0) throw new Error(`${dead} messages went to the DLQ (did the registry restart?)`)
       if (firstAt === 0 && (inFlight > 0 || consumed > 0)) firstAt = performance.now()
     }
     const seconds = (performance.now() - firstAt) / 1000
@@ -231,6 +233,7 @@ async function measureFreshness(topic: string) {
   }
 }
 
+const loadBefore = loadavg()[0]!
 const backlogTopic = `bench.worker.${randomUUID()}`
 const freshTopic = `bench.worker.fresh.${randomUUID()}`
 await createTopic(backlogTopic)
@@ -248,6 +251,7 @@ try {
   const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES')
   const lines = [
     `## ${new Date().toISOString()} — ${machineLine()}`,
+    `load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)} (other engineers' runs share the machine)`,
     `backlog: ${total} conversations, ${itemsPerConversation.toFixed(1)} history items and ${filled.avroKb.toFixed(1)} KB Avro average, 6 partitions; embedded ClickHouse (chDB)`,
     '',
     '| figure | measured | target | |',

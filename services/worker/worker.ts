@@ -119,7 +119,7 @@ export async function startWorker(
     signal: controller.signal,
     backoff,
     lingerMs: 50,
-    maxRows: 30_000,
+    maxRows: 20_000,
     onFailing: (failing) => {
       clickhouseFailing = failing
       // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
@@ -145,7 +145,7 @@ export async function startWorker(
     commit: (committedTopic, partition, offset) =>
       consumer.commitOffsets([{ topic: committedTopic, partition, offset }]),
     seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
-    maxPendingBatches: 24,
+    maxPendingBatches: 8,
   })
   await consumer.connect()
   await consumer.subscribe({ topic, fromBeginning: true })
