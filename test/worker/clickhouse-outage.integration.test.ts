@@ -6,11 +6,11 @@ import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
+  committedTotal,
   connectedProducer,
-  countFinal,
   database,
   embeddedClickHouse,
-  expectedRows,
+  expectExactCounts,
   produceEvents,
   type Sent,
   tempDataDir,
@@ -27,20 +27,6 @@ async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text()
   const line = text.split('\n').find((candidate) => candidate.startsWith(name))
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
-}
-
-async function committed(kafka: Kafka, groupId: string, topic: string): Promise<number> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
-    return (offsets?.partitions ?? []).reduce(
-      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
-      0,
-    )
-  } finally {
-    await admin.disconnect()
-  }
 }
 
 describe('ClickHouse unavailable for a while', () => {
@@ -78,7 +64,7 @@ describe('ClickHouse unavailable for a while', () => {
     const events = generateConversations({ count: 150, seed: 31, historyItems: 12 })
     sent.push(...(await produceEvents(producer, codec, topic, events.slice(0, 50))))
     await waitFor(
-      () => committed(kafka, groupId, topic),
+      () => committedTotal(kafka, groupId, topic),
       (n) => n === 50,
       60_000,
       'first commits',
@@ -94,7 +80,7 @@ describe('ClickHouse unavailable for a while', () => {
       'retries',
     )
     expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(1)
-    expect(await committed(kafka, groupId, topic)).toBe(50)
+    expect(await committedTotal(kafka, groupId, topic)).toBe(50)
     const health = (await (await fetch(`${worker.metricsUrl}/healthz`)).json()) as {
       clickhouseFailing: boolean
     }
@@ -103,23 +89,13 @@ describe('ClickHouse unavailable for a while', () => {
     await clickhouse.command({ query: `ATTACH TABLE ${database}.conversation_items` })
     await clickhouse.command({ query: `ATTACH TABLE ${database}.conversations` })
     await waitFor(
-      () => committed(kafka, groupId, topic),
+      () => committedTotal(kafka, groupId, topic),
       (n) => n === 150,
       60_000,
       'commits after the outage',
     )
     expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(0)
 
-    const expected = expectedRows(sent)
-    for (const table of [
-      'conversations',
-      'conversation_items',
-      'tool_calls',
-      'handoffs',
-      'test_results',
-      'campaign_items',
-    ] as const)
-      expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
-    expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
+    await expectExactCounts(clickhouse, sent, expect)
   })
 })

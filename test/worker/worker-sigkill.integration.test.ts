@@ -6,11 +6,11 @@ import { generateConversations } from '../../services/core/generator/conversatio
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
+  committedTotal,
   connectedProducer,
-  countFinal,
   database,
   embeddedClickHouse,
-  expectedRows,
+  expectExactCounts,
   produceEvents,
   queryRows,
   type Sent,
@@ -63,20 +63,6 @@ async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
   } catch {
     return 0
-  }
-}
-
-async function committed(kafka: Kafka, groupId: string, topic: string): Promise<number> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
-    return (offsets?.partitions ?? []).reduce(
-      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
-      0,
-    )
-  } finally {
-    await admin.disconnect()
   }
 }
 
@@ -149,7 +135,7 @@ describe('SIGKILL in the middle of batches', () => {
     running = spawnWorker(env)
     await running.metricsUrl
     await waitFor(
-      () => committed(kafka, env.WORKER_GROUP_ID!, topic),
+      () => committedTotal(kafka, env.WORKER_GROUP_ID!, topic),
       (n) => n === total,
       240_000,
       'all committed',
@@ -160,24 +146,7 @@ describe('SIGKILL in the middle of batches', () => {
 
     const clickhouse = embeddedClickHouse(data.dir)
     try {
-      const expected = expectedRows(sent)
-      for (const table of [
-        'conversations',
-        'conversation_items',
-        'tool_calls',
-        'handoffs',
-        'test_results',
-        'campaign_items',
-      ] as const)
-        expect(await countFinal(clickhouse, table), table).toBe(expected[table].length)
-      expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.agent_latency_feed.length)
-      const [rollup] = await queryRows<{ samples: number }>(
-        clickhouse,
-        `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
-      )
-      expect(rollup!.samples).toBe(
-        expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
-      )
+      await expectExactCounts(clickhouse, sent, expect)
       const [distinct] = await queryRows<{ rows: number; sessions: number }>(
         clickhouse,
         `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
+import { conversationTables, rollupTables } from '../../services/core/clickhouse-retention.ts'
 import { type Config, loadConfig } from '../../services/core/env.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
 import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-record.ts'
@@ -165,4 +166,39 @@ export async function readTable(
     return column
   })
   return queryRows(client, `SELECT ${select.join(', ')} FROM ${database}.${table} FINAL ORDER BY ${orderBy}`)
+}
+
+/** Messages a consumer group has committed on a topic, over all partitions. */
+export async function committedTotal(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
+    return (offsets?.partitions ?? []).reduce(
+      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
+      0,
+    )
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+/** Rows per table (FINAL) equal to what the transform makes of `sent`: nothing lost, nothing doubled. */
+export async function expectExactCounts(
+  client: ClickHouseClient,
+  sent: readonly Sent[],
+  expect: (actual: number, table: string) => { toBe: (expected: number) => void },
+): Promise<void> {
+  const expected = expectedRows(sent)
+  for (const table of conversationTables)
+    expect(await countFinal(client, table), table).toBe(expected[table].length)
+  for (const table of rollupTables)
+    expect(await countFinal(client, table), table).toBe(expected.agent_latency_feed.length)
+  const [rollup] = await queryRows<{ samples: number }>(
+    client,
+    `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
+  )
+  expect(rollup?.samples ?? 0, 'rollup e2e samples').toBe(
+    expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
+  )
 }
