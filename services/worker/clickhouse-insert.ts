@@ -1,8 +1,7 @@
 import { type ClickHouseClient, insertCompactRows } from '../core/clickhouse.ts'
 import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
 
-// One write = one insert per table that has rows, children first and the conversation last,
-// each carrying the write's deduplication token. Rows go as JSONCompactEachRow (values in the
+// One write = one insert per table that has rows, each carrying the write's deduplication token. Rows go as JSONCompactEachRow (values in the
 // column order of table-rows.ts). Settings are given on every insert, never inherited from an
 // earlier one (chDB's generic path keeps SET values for its session).
 export interface TableWrite {
@@ -20,25 +19,52 @@ export const insertSettings = {
   date_time_input_format: 'basic',
 } as const
 
+async function insertTable(
+  client: ClickHouseClient,
+  database: string,
+  table: TableName,
+  rows: TableRows,
+  token: string,
+): Promise<TableWrite | undefined> {
+  const tableRows = rows[table] as unknown as Record<string, unknown>[]
+  if (tableRows.length === 0) return undefined
+  const columns = tableColumns[table] as readonly string[]
+  const started = performance.now()
+  await insertCompactRows(client, {
+    table: `${database}.${table}`,
+    columns,
+    rows: tableRows.map((row) => columns.map((column) => row[column])),
+    settings: { ...insertSettings, insert_deduplication_token: token },
+  })
+  return { table, rows: tableRows.length, seconds: (performance.now() - started) / 1000 }
+}
+
+/**
+ * With a second client (embedded: a second session on the same data directory), the item rows (most
+ * of the work) are written on it while the other tables follow one another: two cores instead of one.
+ */
 export async function insertTableRows(
   client: ClickHouseClient,
   database: string,
   rows: TableRows,
   token: string,
+  itemsClient?: ClickHouseClient,
 ): Promise<TableWrite[]> {
-  const writes: TableWrite[] = []
-  for (const table of tableNames) {
-    const tableRows = rows[table] as unknown as Record<string, unknown>[]
-    if (tableRows.length === 0) continue
-    const columns = tableColumns[table] as readonly string[]
-    const started = performance.now()
-    await insertCompactRows(client, {
-      table: `${database}.${table}`,
-      columns,
-      rows: tableRows.map((row) => columns.map((column) => row[column])),
-      settings: { ...insertSettings, insert_deduplication_token: token },
-    })
-    writes.push({ table, rows: tableRows.length, seconds: (performance.now() - started) / 1000 })
+  const insertAll = async (tables: readonly TableName[], on: ClickHouseClient) => {
+    const writes: TableWrite[] = []
+    for (const table of tables) {
+      const write = await insertTable(on, database, table, rows, token)
+      if (write) writes.push(write)
+    }
+    return writes
   }
-  return writes
+  if (!itemsClient || itemsClient === client) return insertAll(tableNames, client)
+  const [items, rest] = await Promise.all([
+    insertAll(['conversation_items'], itemsClient),
+    insertAll(
+      tableNames.filter((table) => table !== 'conversation_items'),
+      client,
+    ),
+  ])
+  return [...items, ...rest]
 }

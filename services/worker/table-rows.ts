@@ -199,7 +199,7 @@ export const emptyTableRows = (): TableRows => ({
 
 const context = ['session_id', 'event_time', 'agent_id', 'agent_name', 'source', 'version'] as const
 
-/** Insert order: the rollup feed and the children first, the conversation row last. */
+/** Insert order (on one session): the rollup feed and the children first, the conversation row last. */
 export const tableColumns: { [T in TableName]: ReadonlyArray<keyof TableRows[T][number] & string> } = {
   agent_latency_feed: [
     'agent_id',

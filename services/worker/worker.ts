@@ -78,6 +78,8 @@ export async function startWorker(
   const clickhouse = options.clickhouse ?? createClickHouse(config)
   logger.info({ clickhouse: describeClickHouse(config) }, 'worker starting')
   await prepareClickHouse(clickhouse, config, logger, controller.signal, backoff)
+  // A second session (embedded: same data directory, same process) writes the item rows in parallel.
+  const itemsClient = createClickHouse(config)
 
   const registry = options.registry ?? createMetricsRegistry('worker')
   const metrics = createWorkerMetrics(registry)
@@ -113,7 +115,9 @@ export async function startWorker(
   let clickhouseFailing = false
   const writer = new BatchWriter({
     insert: (rows, token) =>
-      countNewConversations(rows, () => insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token)),
+      countNewConversations(rows, () =>
+        insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token, itemsClient),
+      ),
     metrics,
     logger,
     signal: controller.signal,
@@ -193,6 +197,7 @@ export async function startWorker(
       logger.debug('producer disconnected')
       await server?.close()
       logger.debug('metrics server closed')
+      await itemsClient.close()
       if (!options.clickhouse) await clickhouse.close()
       logger.info('worker stopped')
     },
