@@ -29,9 +29,16 @@ export interface PartitionRange {
   end: bigint
 }
 
+/** Offsets are bigint: no Math.min/max. */
+function clampOffset(offset: bigint, low: bigint, high: bigint): bigint {
+  if (offset < low) return low
+  if (offset > high) return high
+  return offset
+}
+
 /** Start offsets clamped into [low, high]; for a time, the offsets Kafka found for it. */
 export function startOffset(from: ReplayFrom, low: bigint, high: bigint, atTime?: bigint): bigint {
-  const clamp = (offset: bigint) => (offset < low ? low : offset > high ? high : offset)
+  const clamp = (offset: bigint) => clampOffset(offset, low, high)
   if (from.kind === 'earliest') return low
   if (from.kind === 'offset') return clamp(from.offset)
   return atTime === undefined || atTime < 0n ? high : clamp(atTime)
@@ -49,8 +56,7 @@ export function replayTotals(
   for (const range of ranges) {
     total += range.end - range.start
     const at = committed.get(range.partition) ?? range.start
-    const clamped = at < range.start ? range.start : at > range.end ? range.end : at
-    done += clamped - range.start
+    done += clampOffset(at, range.start, range.end) - range.start
   }
   return { done, total }
 }
