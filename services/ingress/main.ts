@@ -1,6 +1,7 @@
 import { type Config, loadConfig } from '../core/env.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetricsRegistry } from '../core/metrics.ts'
+import { runUntilSignal } from '../core/run-until-signal.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
 import { buildIngressApp } from './ingress-app.ts'
 import { connectIngress } from './ingress-connections.ts'
@@ -48,17 +49,9 @@ export async function startIngress(config: Config, logger: Logger): Promise<Runn
 
 if (import.meta.main) {
   const logger = createLogger('ingress')
-  try {
-    const ingress = await startIngress(loadConfig(), logger)
-    const shutdown = async (signal: string) => {
-      logger.info({ signal }, 'shutting down: finishing requests in flight, flushing Kafka')
-      await ingress.close()
-      process.exit(0)
-    }
-    process.once('SIGTERM', shutdown)
-    process.once('SIGINT', shutdown)
-  } catch (error) {
-    logger.fatal(error instanceof Error ? error.message : String(error))
-    process.exit(1)
-  }
+  await runUntilSignal(
+    logger,
+    async () => (await startIngress(loadConfig(), logger)).close,
+    'shutting down: finishing requests in flight, flushing Kafka',
+  )
 }
