@@ -110,7 +110,9 @@ describe('voice-analytics CLI against the real Keycloak', () => {
     const status = await runCli(['auth', 'status'], env())
     expect(status.code).toBe(0)
     expect(status.stdout).toContain(`User: ${realm.user.username}`)
-    expect(status.stdout).toContain('Scopes: openid profile email offline_access')
+    // Keycloak lists granted scopes in no fixed order.
+    const scopes = /^Scopes: (.+)$/m.exec(status.stdout)?.[1]?.split(' ').sort()
+    expect(scopes).toEqual(['email', 'offline_access', 'openid', 'profile'])
     expect(status.stdout).toMatch(/Access token: expires \S+ \(in \d+s\)/)
     expect(status.stdout).toMatch(/Refresh token: offline, idle limit \S+ \(in 29d 23h\)/)
 
