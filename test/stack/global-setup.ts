@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import setupContainers from './containers.ts'
+import { dockerAvailable } from './servers.ts'
 
 // Vitest globalSetup of the integration tests: where the real servers come from.
 // 1. TEST_KAFKA_BROKERS, TEST_SCHEMA_REGISTRY_URL, TEST_KEYCLOAK_URL all set: those.
@@ -15,10 +16,6 @@ const services = ['kafka', 'registry', 'keycloak']
 
 const running = (service: string) =>
   spawnSync('bash', [stackScript, 'status', service], { stdio: 'ignore' }).status === 0
-
-function dockerAvailable(): boolean {
-  return spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 }).status === 0
-}
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (explicit.every((name) => process.env[name])) return undefined

@@ -19,7 +19,7 @@ export function readStackEnv(): Record<string, string> {
   return Object.fromEntries(entries)
 }
 
-function dockerAvailable(): boolean {
+export function dockerAvailable(): boolean {
   try {
     execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 })
     return true
