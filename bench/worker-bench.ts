@@ -11,6 +11,7 @@ import { conversationStream } from '../services/core/generator/conversation-gene
 import { createKafka, ensureTopics } from '../services/core/kafka.ts'
 import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
+import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { machineLine, peakRssMb, startService } from './bench-process.ts'
 
 // `npm run bench:worker`: fills a topic with generated conversations (~40 items each) through
@@ -92,18 +93,10 @@ async function fill(topic: string, count: number): Promise<{ seconds: number; av
   return { seconds: (performance.now() - started) / 1000, avroKb: bytes / count / 1024 }
 }
 
-function workerEnv(topic: string, dataDir: string): Record<string, string> {
-  return {
-    KAFKA_BROKERS: kafkaBrokers(),
-    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
-    CLICKHOUSE_DATA_DIR: dataDir,
-    WORKER_TOPIC: topic,
-    WORKER_DLQ_TOPIC: `${topic}.dlq`,
-    WORKER_GROUP_ID: `bench-worker-${randomUUID()}`,
-    WORKER_METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-  }
-}
+// The tests' worker settings, with the bench's own group name and info-level logs (the bench
+// reads the metrics URL from the log).
+const benchWorkerEnv = (topic: string, dataDir: string) =>
+  workerEnv(topic, dataDir, { WORKER_GROUP_ID: `bench-worker-${randomUUID()}`, LOG_LEVEL: 'info' })
 
 async function metricsUrlOf(output: string[]): Promise<string> {
   for (let waited = 0; waited < 120_000; waited += 100) {
@@ -150,7 +143,7 @@ async function measureDecodeOnly(topic: string): Promise<number> {
 
 async function measureWorker(topic: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
-  const service = startService(workerMain, workerEnv(topic, dataDir))
+  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
   try {
     const url = await metricsUrlOf(service.output)
     let firstAt = 0
@@ -176,7 +169,7 @@ async function measureWorker(topic: string) {
 
 async function measureFreshness(topic: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-fresh-'))
-  const service = startService(workerMain, workerEnv(topic, dataDir))
+  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
   const count = freshnessRate * freshnessSeconds
   try {
     const url = await metricsUrlOf(service.output)
