@@ -10,5 +10,3 @@ export function createMetricsRegistry(service: string): Registry {
   collectDefaultMetrics({ register: registry })
   return registry
 }
-
-export const metricsContentType = 'text/plain; version=0.0.4; charset=utf-8'

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { metricsContentType, type Registry } from '../core/metrics.ts'
+import type { Registry } from '../core/metrics.ts'
 
 // The worker's operations endpoint: GET /metrics (Prometheus) and GET /healthz (200 while the
 // consumer runs, 503 once it stopped or crashed; the body says what is going on).
@@ -26,7 +26,7 @@ export async function startMetricsServer(
       response.writeHead(405).end()
     } else if (path === '/metrics') {
       const body = await registry.metrics()
-      response.writeHead(200, { 'content-type': metricsContentType }).end(body)
+      response.writeHead(200, { 'content-type': registry.contentType }).end(body)
     } else if (path === '/healthz') {
       const state = health()
       response
