@@ -1,8 +1,8 @@
 import { appendFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { generateConversations } from '../services/core/generator/conversation-generator.ts'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
+import { generateConversations } from '../services/synthetic/conversation-generator.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { machineLine, peakRssMb, startService, waitForHttp } from './bench-process.ts'
 

@@ -1,9 +1,9 @@
-import { BatchingProducer } from '../core/batching-producer.ts'
 import type { Config } from '../core/env.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../core/event-codec.ts'
 import { createKafka, defaultPartitioner, ensureTopics } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
 import { topics } from '../core/topics.ts'
+import { BatchingProducer } from './batching-producer.ts'
 
 // Kafka and the schema registry for the ingress. It starts even when they are down (and then
 // answers 503): topics, producer and schema registration are retried in the background until

@@ -1,5 +1,5 @@
-import { PublishTimeoutError } from '../core/batching-producer.ts'
 import type { Logger } from '../core/logger.ts'
+import { PublishTimeoutError } from './batching-producer.ts'
 import { HttpError, unavailable } from './ingress-errors.ts'
 
 // A publish that failed, as the answer the platform gets: nearly always 503 + Retry-After

@@ -1,7 +1,7 @@
-import type { OutgoingMessage } from '../core/batching-producer.ts'
 import { toAvroRecord } from '../core/event/event-record.ts'
 import type { EventCodec } from '../core/event-codec.ts'
 import { topics } from '../core/topics.ts'
+import type { OutgoingMessage } from './batching-producer.ts'
 import type { Classified } from './classify-webhook.ts'
 
 // A classified webhook as the Kafka message that stores it. Conversations become Avro (the

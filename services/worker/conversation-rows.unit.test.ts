@@ -4,7 +4,7 @@ import type { ConversationCompleteEvent } from '../core/event/conversation-compl
 import { toAvroRecord } from '../core/event/event-record.ts'
 import type { ShapeType } from '../core/event/event-schema.ts'
 import { eventShape } from '../core/event/event-schema.ts'
-import { generateConversations } from '../core/generator/conversation-generator.ts'
+import { generateConversations } from '../synthetic/conversation-generator.ts'
 import { conversationRows, type Delivery } from './conversation-rows.ts'
 import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
 import { TransformError } from './transform-error.ts'

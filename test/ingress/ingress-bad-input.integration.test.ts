@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
 
 // Hostile and broken deliveries against a real ingress (real Kafka behind it): each gets its

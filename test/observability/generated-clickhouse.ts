@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'

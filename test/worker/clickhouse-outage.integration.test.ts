@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import type { EventCodec } from '../../services/core/event-codec.ts'
-import { generateConversations } from '../../services/core/generator/conversation-generator.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {

@@ -3,14 +3,14 @@ import { openClickHouse } from '../../core/clickhouse-open.ts'
 import { loadConfig } from '../../core/env.ts'
 import { createKafka } from '../../core/kafka.ts'
 import { createLogger } from '../../core/logger.ts'
+import { startWorker } from '../../worker/worker.ts'
 import {
   type PartitionRange,
   parseReplayFrom,
   progressLine,
   replayTotals,
   startOffset,
-} from '../../worker/replay-plan.ts'
-import { startWorker } from '../../worker/worker.ts'
+} from '../replay/replay-plan.ts'
 
 // `replay --from <time|offset>`: reads the event topic again into ClickHouse, from a time or
 // offset up to where the topic ended when the replay started. It runs the worker's own pipeline

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import { loadConfig } from '../../core/env.ts'
-import { generateConversations } from '../../core/generator/conversation-generator.ts'
 import { parseWebhookSecrets } from '../../core/webhook-secrets.ts'
+import { generateConversations } from '../../synthetic/conversation-generator.ts'
 import { sendWebhooks } from '../send/webhook-sender.ts'
 
 // `voice-analytics send`: posts fixture files or generated conversations to an ingress.

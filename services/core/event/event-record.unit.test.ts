@@ -1,7 +1,7 @@
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
 import { asDecoded } from '../../../test/support/as-decoded.ts'
-import { generateConversations } from '../generator/conversation-generator.ts'
+import { generateConversations } from '../../synthetic/conversation-generator.ts'
 import { fromAvroRecord, toAvroRecord } from './event-record.ts'
 import { eventAvroSchema } from './event-schema.ts'
 

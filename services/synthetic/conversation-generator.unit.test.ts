@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { timelineProblems, toolCallProblems } from '../../../test/fixtures/payload-checks.ts'
+import { timelineProblems, toolCallProblems } from '../../test/fixtures/payload-checks.ts'
 import {
   schemaCoverage,
   schemaFieldPaths,
   schemaRecordPaths,
   unknownKeyLevels,
-} from '../../../test/fixtures/schema-coverage.ts'
-import { validateConversationComplete } from '../event/event-validation.ts'
+} from '../../test/fixtures/schema-coverage.ts'
+import { validateConversationComplete } from '../core/event/event-validation.ts'
 import type { ConversationCompleteEvent } from './conversation-generator.ts'
 import { conversationStream, generateConversation, generateConversations } from './conversation-generator.ts'
 import { createRandom } from './random.ts'

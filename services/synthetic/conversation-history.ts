@@ -1,4 +1,4 @@
-import type { HistoryItem, ItemMetrics } from '../event/conversation-complete.types.ts'
+import type { HistoryItem, ItemMetrics } from '../core/event/conversation-complete.types.ts'
 import type { ToolScript } from './conversation-scripts.ts'
 import {
   assistantFollowUps,

@@ -1,4 +1,7 @@
-import type { ConversationCompleteEvent, ConversationData } from '../event/conversation-complete.types.ts'
+import type {
+  ConversationCompleteEvent,
+  ConversationData,
+} from '../core/event/conversation-complete.types.ts'
 import { buildHistory } from './conversation-history.ts'
 import { fullName } from './conversation-scripts.ts'
 import { checkCount, checkRate, round } from './option-checks.ts'

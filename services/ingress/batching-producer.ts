@@ -1,4 +1,4 @@
-import type { IHeaders, Producer } from './kafka.ts'
+import type { IHeaders, Producer } from '../core/kafka.ts'
 
 // Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
 // batches await their acknowledgement, new messages queue up, and each time a batch settles
