@@ -1,5 +1,5 @@
+import { readTextIfExists, removeIfExists, writePrivateFileAtomic } from '../../core/private-file.ts'
 import { withFileLock } from '../platform/file-lock.ts'
-import { readTextIfExists, removeIfExists, writePrivateFileAtomic } from '../platform/private-file.ts'
 import { type StoredTokens, storedTokensSchema } from './token-set.ts'
 
 // One environment's tokens on disk: mode 0600, replaced atomically, and a lock that every

@@ -3,7 +3,7 @@ import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ensurePrivateDir } from './private-file.ts'
+import { ensurePrivateDir } from '../../core/private-file.ts'
 
 // A lock between processes: a lock file created with O_EXCL ('wx') that names its owner. A lock
 // whose owner died (same host, pid gone) or that is older than `staleMs` is broken, so a crash

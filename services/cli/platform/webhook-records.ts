@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { withoutQuery } from '../../core/logger.ts'
+import { readTextIfExists, writePrivateFileAtomic } from '../../core/private-file.ts'
 import { withFileLock } from './file-lock.ts'
-import { readTextIfExists, writePrivateFileAtomic } from './private-file.ts'
 
 // The local record of the webhooks registered from this machine, per environment. The URL is kept
 // without its query: the ingress token travels there.
