@@ -1,6 +1,14 @@
 // Must run before kafkajs loads: swaps in a native checksum (see the module).
 import './kafkajs-native-crc.ts'
-import { type Admin, ConfigResourceTypes, type ITopicConfig, Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs'
+import {
+  type Admin,
+  type ConfigResourceTypes,
+  type ITopicConfig,
+  Kafka,
+  type LogEntry,
+  logLevel,
+  Partitioners,
+} from 'kafkajs'
 import type { Logger } from './logger.ts'
 import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
 
@@ -85,11 +93,14 @@ export async function ensureTopics(
   })
 }
 
+// kafkajs's ConfigResourceTypes.TOPIC; a value, since Node's CommonJS interop does not see that export.
+const topicResource = 2 as ConfigResourceTypes
+
 /** The max.message.bytes of each topic as the broker applies it (its own or the broker's default). */
 export async function topicMessageLimits(admin: Admin, names: string[]): Promise<Map<string, number>> {
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })),
+    resources: names.map((name) => ({ type: topicResource, name, configNames: ['max.message.bytes'] })),
   })
   const limits = new Map<string, number>()
   for (const resource of resources) {

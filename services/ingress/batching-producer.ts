@@ -151,7 +151,9 @@ export class BatchingProducer {
   private expire(pending: Pending): void {
     if (!this.queue.delete(pending)) return // already handed to Kafka: its verdict answers
     this.queued -= pending.bytes
-    pending.reject(new PublishTimeoutError(`Kafka did not take the message within ${this.options.timeoutMs} ms`))
+    pending.reject(
+      new PublishTimeoutError(`Kafka did not take the message within ${this.options.timeoutMs} ms`),
+    )
   }
 
   private batchLimit(): number {

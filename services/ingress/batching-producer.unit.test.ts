@@ -29,7 +29,10 @@ function kafkaStandIn() {
 const message = (key: string, bytes = 100): OutgoingMessage => ({ key, value: Buffer.alloc(bytes) })
 const size = (key: string, bytes = 100) => messageBytes(message(key, bytes))
 
-function producer(send: (topicMessages: TopicMessages[]) => Promise<void>, options: Partial<BatchingProducerOptions> = {}) {
+function producer(
+  send: (topicMessages: TopicMessages[]) => Promise<void>,
+  options: Partial<BatchingProducerOptions> = {},
+) {
   return new BatchingProducer(send, {
     lingerMs: 1,
     maxBatchBytes: 1_000_000,
@@ -193,7 +196,11 @@ describe('BatchingProducer', () => {
 describe('messageBytes', () => {
   it('counts value, key and headers, plus the record overhead', () => {
     expect(
-      messageBytes({ key: 'kk', value: Buffer.alloc(10), headers: { h: 'vvv', b: Buffer.alloc(4), l: ['x', 'yy'] } }),
+      messageBytes({
+        key: 'kk',
+        value: Buffer.alloc(10),
+        headers: { h: 'vvv', b: Buffer.alloc(4), l: ['x', 'yy'] },
+      }),
     ).toBe(10 + 2 + (1 + 3) + (1 + 4) + (1 + 1 + 2) + 128)
   })
 })

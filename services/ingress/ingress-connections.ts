@@ -123,7 +123,6 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     },
   )
 
-
   return {
     codec: () => codec,
     producer: batching,

@@ -1,6 +1,11 @@
 import { isMessageTooLarge } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
-import { BatchRefusedBySizeError, MessageTooLargeError, PublishTimeoutError, QueueFullError } from './batching-producer.ts'
+import {
+  BatchRefusedBySizeError,
+  MessageTooLargeError,
+  PublishTimeoutError,
+  QueueFullError,
+} from './batching-producer.ts'
 import { HttpError, unavailable } from './ingress-errors.ts'
 
 // A publish that failed, as the answer the platform gets: nearly always 503 + Retry-After
@@ -9,9 +14,11 @@ import { HttpError, unavailable } from './ingress-errors.ts'
 export function publishFailure(error: unknown, logger: Logger): HttpError {
   if (error instanceof MessageTooLargeError || isMessageTooLarge(error))
     return new HttpError(413, 'payload_too_large', 'Kafka refuses a message this large')
-  if (error instanceof QueueFullError) return unavailable('the ingress is at its queue limit while Kafka catches up; retry later')
+  if (error instanceof QueueFullError)
+    return unavailable('the ingress is at its queue limit while Kafka catches up; retry later')
   logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'publish to Kafka failed')
-  if (error instanceof PublishTimeoutError) return unavailable('Kafka did not take the event in time; retry later')
+  if (error instanceof PublishTimeoutError)
+    return unavailable('Kafka did not take the event in time; retry later')
   if (error instanceof BatchRefusedBySizeError) return unavailable('Kafka refused a batch by size; retry')
   return unavailable('Kafka is not reachable; retry later')
 }

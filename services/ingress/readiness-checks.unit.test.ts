@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { errorReason, readiness, requestWithCredentials, urlHost, withoutCredentials } from './readiness-checks.ts'
+import {
+  errorReason,
+  readiness,
+  requestWithCredentials,
+  urlHost,
+  withoutCredentials,
+} from './readiness-checks.ts'
 
 describe('readiness checks never echo a credential', () => {
   it('names a URL by its host only', () => {
@@ -13,12 +19,14 @@ describe('readiness checks never echo a credential', () => {
       withoutCredentials(
         'Request cannot be constructed from a URL that includes credentials: http://user:secretpw@h:1/subjects and HTTPS://a@b/',
       ),
-    ).toBe('Request cannot be constructed from a URL that includes credentials: http://h:1/subjects and HTTPS://b/')
+    ).toBe(
+      'Request cannot be constructed from a URL that includes credentials: http://h:1/subjects and HTTPS://b/',
+    )
   })
   it('gives an error its code when it has one, else its message without credentials', () => {
-    expect(errorReason(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }))).toBe(
-      'ECONNREFUSED',
-    )
+    expect(
+      errorReason(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } })),
+    ).toBe('ECONNREFUSED')
     expect(errorReason(new Error('bad http://u:p@h/x'))).toBe('bad http://h/x')
   })
   it('moves URL credentials into a Basic header', () => {
@@ -50,7 +58,12 @@ describe('readiness', () => {
       checks: { kafka: 'ok', registry: 'ok', schema: 'not registered yet' },
     })
     expect(
-      readiness({ kafka: { ok: false, reason: 'x http://u:p@k/' }, registry: up, registryHost: 'h', schemaId: 1 }),
+      readiness({
+        kafka: { ok: false, reason: 'x http://u:p@k/' },
+        registry: up,
+        registryHost: 'h',
+        schemaId: 1,
+      }),
     ).toEqual({
       ready: false,
       checks: { kafka: 'unreachable: x http://k/', registry: 'ok', schema: 'registered (id 1)' },

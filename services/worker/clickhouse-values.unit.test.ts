@@ -38,9 +38,7 @@ describe('timestampMs agrees with the ingress', () => {
     expect(stored !== undefined).toBe(acceptedAtIngress)
   })
   it('never shifts an impossible date to another day', () => {
-    expect(() => timestampMs('2026-02-31T00:00:00Z', 'data.start_time')).toThrow(
-      'no such date: 2026-02-31',
-    )
+    expect(() => timestampMs('2026-02-31T00:00:00Z', 'data.start_time')).toThrow('no such date: 2026-02-31')
   })
   it('stores milliseconds, sub-millisecond digits truncated', () => {
     expect(timestampMs('2026-03-01T10:00:00.987654321-01:00', 'x')).toBe(Date.UTC(2026, 2, 1, 11, 0, 0, 987))

@@ -87,14 +87,19 @@ describe('timestamp edges: accepted means stored', () => {
         body: await response.json(),
       })
     }
-    expect(answers.map(({ value, status, body }) => ({ value, status, body: (body as { status: string }).status })))
-      .toEqual(
-        edges.map(({ value, stored }) => ({
-          value,
-          status: 202,
-          body: stored === undefined ? 'quarantined' : 'accepted',
-        })),
-      )
+    expect(
+      answers.map(({ value, status, body }) => ({
+        value,
+        status,
+        body: (body as { status: string }).status,
+      })),
+    ).toEqual(
+      edges.map(({ value, stored }) => ({
+        value,
+        status: 202,
+        body: stored === undefined ? 'quarantined' : 'accepted',
+      })),
+    )
   })
 
   it('stores every accepted one with its instant, and dead-letters none', async () => {

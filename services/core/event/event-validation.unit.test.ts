@@ -70,7 +70,10 @@ describe('validateConversationComplete', () => {
     ).toEqual([
       { path: 'data.created_at', problem: 'leap second (:60) cannot be stored' },
       { path: 'data.start_time', problem: 'no such date: 2026-02-31' },
-      { path: 'data.agent_joined_at', problem: 'outside 1900..2299 (UTC), the range ClickHouse DateTime64 holds' },
+      {
+        path: 'data.agent_joined_at',
+        problem: 'outside 1900..2299 (UTC), the range ClickHouse DateTime64 holds',
+      },
       { path: 'data.history[0].created_at', problem: 'more than 9 fraction digits' },
     ])
   })
