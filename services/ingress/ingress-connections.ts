@@ -66,9 +66,9 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     idempotent: true,
     maxInFlightRequests: 5,
     createPartitioner: defaultPartitioner,
-    // Bounded: a request waits at most INGRESS_PUBLISH_TIMEOUT_MS anyway, and the platform
-    // retries on 503. (kafkajs warns once that this weakens its exactly-once claim; the worker
-    // deduplicates by session_id, so a retried delivery is never counted twice.)
+    // Bounded: four attempts of at most INGRESS_PUBLISH_TIMEOUT_MS each, then the callers get
+    // 503 and the platform retries. (kafkajs warns once that this weakens its exactly-once claim;
+    // the worker deduplicates by session_id, so a retried delivery is never counted twice.)
     retry: { retries: 3 },
   })
   const registry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
