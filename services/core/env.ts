@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { topics } from './topics.ts'
+import { defaultBodyLimitBytes, topics } from './topics.ts'
 
 // Every setting of the pipeline, validated once at start; a bad value names its variable.
 // Port 0 asks the OS for a free port (tests, benchmarks).
@@ -23,8 +23,14 @@ const envSchema = z.object({
   WEBHOOK_SECRETS: z.string().default(''),
   INGRESS_HOST: z.string().default('0.0.0.0'),
   INGRESS_PORT: port.default(8080),
-  INGRESS_BODY_LIMIT_BYTES: positiveInt.default(16 * 1024 * 1024),
+  INGRESS_BODY_LIMIT_BYTES: positiveInt.default(defaultBodyLimitBytes),
   INGRESS_PUBLISH_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Bytes of events the ingress holds waiting for Kafka; beyond it, 503 + Retry-After. */
+  INGRESS_QUEUE_LIMIT_BYTES: positiveInt.default(64 * 1024 * 1024),
+  /** Longest a client may take to send a whole request (headers and body); then the socket closes. */
+  INGRESS_REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
+  /** Longest a connection may stay silent (no bytes either way) before it is closed. */
+  INGRESS_CONNECTION_TIMEOUT_MS: positiveInt.default(30_000),
   WORKER_METRICS_PORT: port.default(9464),
   WORKER_GROUP_ID: z.string().min(1).default('voice-analytics-worker'),
   // The worker's topics: the contract names by default; tests point a worker at throwaway topics.

@@ -1,7 +1,16 @@
 // Must run before kafkajs loads: swaps in a native checksum (see the module).
 import './kafkajs-native-crc.ts'
-import { type Admin, type ITopicConfig, Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs'
+import {
+  type Admin,
+  type ConfigResourceTypes,
+  type ITopicConfig,
+  Kafka,
+  type LogEntry,
+  logLevel,
+  Partitioners,
+} from 'kafkajs'
 import type { Logger } from './logger.ts'
+import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
 
 // The one place that knows the Kafka client library (kafkajs, unmaintained since 2023):
 // swapping it for another client touches this module and its callers' types only.
@@ -21,6 +30,14 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 export interface KafkaSettings {
   brokers: string
   clientId: string
+  /** Longest one request to a broker may take (default 30 s). */
+  requestTimeoutMs?: number
+}
+
+/** Kafka refused a message, or a batch of them, as larger than the topic takes. */
+export function isMessageTooLarge(error: unknown): boolean {
+  const type = (error as { type?: unknown })?.type
+  return type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE'
 }
 
 export function createKafka(settings: KafkaSettings, logger: Logger): Kafka {
@@ -29,7 +46,7 @@ export function createKafka(settings: KafkaSettings, logger: Logger): Kafka {
     clientId: settings.clientId,
     brokers: settings.brokers.split(',').map((broker) => broker.trim()),
     connectionTimeout: 3_000,
-    requestTimeout: 30_000,
+    requestTimeout: settings.requestTimeoutMs ?? 30_000,
     retry: { initialRetryTime: 200, retries: 5 },
     logLevel: logLevel.WARN,
     logCreator:
@@ -47,18 +64,48 @@ export interface TopicSpec {
   configEntries?: ITopicConfig['configEntries']
 }
 
-/** Creates the topics that do not exist yet; existing ones are left as they are. */
-export async function ensureTopics(admin: Admin, specs: TopicSpec[]): Promise<void> {
+/**
+ * Creates the topics that do not exist yet; existing ones are left as they are. Each new topic
+ * takes messages of `maxMessageBytes` (the broker's default is 1 MiB, far below what the ingress
+ * accepts) unless its spec sets max.message.bytes itself.
+ */
+export async function ensureTopics(
+  admin: Admin,
+  specs: TopicSpec[],
+  maxMessageBytes = topicMessageLimit(defaultBodyLimitBytes),
+): Promise<void> {
   const existing = new Set(await admin.listTopics())
   const missing = specs.filter((spec) => !existing.has(spec.topic))
   if (missing.length === 0) return
   await admin.createTopics({
     waitForLeaders: true,
-    topics: missing.map((spec) => ({
-      topic: spec.topic,
-      numPartitions: spec.numPartitions ?? 6,
-      replicationFactor: -1,
-      configEntries: spec.configEntries ?? [],
-    })),
+    topics: missing.map((spec) => {
+      const configEntries = spec.configEntries ?? []
+      return {
+        topic: spec.topic,
+        numPartitions: spec.numPartitions ?? 6,
+        replicationFactor: -1,
+        configEntries: configEntries.some((entry) => entry.name === 'max.message.bytes')
+          ? configEntries
+          : [...configEntries, { name: 'max.message.bytes', value: String(maxMessageBytes) }],
+      }
+    }),
   })
+}
+
+// kafkajs's ConfigResourceTypes.TOPIC; a value, since Node's CommonJS interop does not see that export.
+const topicResource = 2 as ConfigResourceTypes
+
+/** The max.message.bytes of each topic as the broker applies it (its own or the broker's default). */
+export async function topicMessageLimits(admin: Admin, names: string[]): Promise<Map<string, number>> {
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: names.map((name) => ({ type: topicResource, name, configNames: ['max.message.bytes'] })),
+  })
+  const limits = new Map<string, number>()
+  for (const resource of resources) {
+    const entry = resource.configEntries.find((config) => config.configName === 'max.message.bytes')
+    if (entry) limits.set(resource.resourceName, Number(entry.configValue))
+  }
+  return limits
 }

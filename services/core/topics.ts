@@ -7,3 +7,15 @@ export const topics = {
 } as const
 
 export const conversationCompleteSubject = `${topics.conversationComplete}-value`
+
+/** INGRESS_BODY_LIMIT_BYTES's default: the largest webhook body the ingress takes. */
+export const defaultBodyLimitBytes = 16 * 1024 * 1024
+
+/**
+ * The max.message.bytes the pipeline's topics are created with, for a given body limit: every
+ * body the ingress accepts fits, with room for its headers (a quarantined body carries its
+ * problems) and for the worker's error headers when it is dead-lettered.
+ */
+export function topicMessageLimit(bodyLimitBytes: number): number {
+  return bodyLimitBytes + 1024 * 1024
+}

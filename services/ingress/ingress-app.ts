@@ -20,6 +20,9 @@ const jsonContentTypes = ['application/json', 'application/webhook+json']
 export interface IngressDependencies {
   secrets: readonly WebhookSecret[]
   bodyLimitBytes: number
+  /** Slow clients: the whole request within requestTimeoutMs, no silence longer than connectionTimeoutMs. */
+  requestTimeoutMs: number
+  connectionTimeoutMs: number
   logger: Logger
   metrics: IngressMetrics
   metricsRegistry: Registry
@@ -50,6 +53,14 @@ export function buildIngressApp(deps: IngressDependencies) {
     // We log requests ourselves, without the query string that carries the token.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    // A token holder trickling a body must not hold a connection (and its buffer) for ever.
+    requestTimeout: deps.requestTimeoutMs,
+    connectionTimeout: deps.connectionTimeoutMs,
+    // Node checks request deadlines every connectionsCheckingInterval (30 s by default).
+    http: {
+      headersTimeout: Math.min(60_000, deps.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, deps.requestTimeoutMs),
+    },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   })

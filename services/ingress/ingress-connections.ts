@@ -1,14 +1,22 @@
 import type { Config } from '../core/env.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../core/event-codec.ts'
-import { createKafka, defaultPartitioner, ensureTopics } from '../core/kafka.ts'
+import {
+  createKafka,
+  defaultPartitioner,
+  ensureTopics,
+  isMessageTooLarge,
+  topicMessageLimits,
+} from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
-import { topics } from '../core/topics.ts'
+import { topicMessageLimit, topics } from '../core/topics.ts'
 import { BatchingProducer } from './batching-producer.ts'
+import { errorReason, readiness, requestWithCredentials, urlHost } from './readiness-checks.ts'
 
 // Kafka and the schema registry for the ingress. It starts even when they are down (and then
 // answers 503): topics, producer and schema registration are retried in the background until
-// they succeed, and readiness says which one is missing.
-const maxMessageBytes = String(20 * 1024 * 1024)
+// they succeed, and readiness says which one is missing. Topics are created to take every body
+// INGRESS_BODY_LIMIT_BYTES lets in; the limits Kafka really applies are read back, so the
+// producer refuses a message too large on its own instead of failing a batch of neighbours.
 
 export interface IngressConnections {
   codec: () => EventCodec | undefined
@@ -29,10 +37,7 @@ async function retryForever(
       logger.info(`${name}: ok`)
       return
     } catch (error) {
-      logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        `${name} failed; retrying in ${delay} ms`,
-      )
+      logger.warn({ err: errorReason(error) }, `${name} failed; retrying in ${delay} ms`)
       await new Promise((resolve) => setTimeout(resolve, delay))
     }
   }
@@ -47,7 +52,13 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export function connectIngress(config: Config, logger: Logger): IngressConnections {
   const kafka = createKafka(
-    { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-ingress` },
+    {
+      brokers: config.KAFKA_BROKERS,
+      clientId: `${config.KAFKA_CLIENT_ID}-ingress`,
+      // One request lasts at most as long as a message may wait in the queue: a caller whose
+      // message is in flight gets Kafka's verdict within a few of these (retries below).
+      requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
+    },
     logger,
   )
   const admin = kafka.admin()
@@ -55,15 +66,28 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     idempotent: true,
     maxInFlightRequests: 5,
     createPartitioner: defaultPartitioner,
-    // Bounded: a request waits at most INGRESS_PUBLISH_TIMEOUT_MS anyway, and the platform
-    // retries on 503. (kafkajs warns once that this weakens its exactly-once claim; the worker
-    // deduplicates by session_id, so a retried delivery is never counted twice.)
-    retry: { retries: 5 },
+    // Bounded: four attempts of at most INGRESS_PUBLISH_TIMEOUT_MS each, then the callers get
+    // 503 and the platform retries. (kafkajs warns once that this weakens its exactly-once claim;
+    // the worker deduplicates by session_id, so a retried delivery is never counted twice.)
+    retry: { retries: 3 },
   })
   const registry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   let codec: EventCodec | undefined
   let kafkaConnected = false
   let stopped = false
+
+  const batching = new BatchingProducer(
+    (topicMessages) => producer.sendBatch({ acks: -1, topicMessages }).then(() => undefined),
+    {
+      lingerMs: 1,
+      maxBatchBytes: 4 * 1024 * 1024,
+      maxInFlight: 2,
+      timeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
+      maxQueuedBytes: config.INGRESS_QUEUE_LIMIT_BYTES,
+      defaultMessageLimit: topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+      isSizeRefusal: isMessageTooLarge,
+    },
+  )
 
   const kafkaSetup = retryForever(
     'kafka setup (topics, producer)',
@@ -71,11 +95,20 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     () => stopped,
     async () => {
       await admin.connect()
-      const configEntries = [{ name: 'max.message.bytes', value: maxMessageBytes }]
+      const names = Object.values(topics)
       await ensureTopics(
         admin,
-        Object.values(topics).map((topic) => ({ topic, configEntries })),
+        names.map((topic) => ({ topic })),
+        topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
       )
+      for (const [topic, limit] of await topicMessageLimits(admin, names)) {
+        batching.setMessageLimit(topic, limit)
+        if (limit < topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES))
+          logger.warn(
+            { topic, maxMessageBytes: limit, bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES },
+            'topic takes smaller messages than the ingress accepts: larger events are answered 413',
+          )
+      }
       await producer.connect()
       kafkaConnected = true
     },
@@ -90,35 +123,38 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     },
   )
 
-  const batching = new BatchingProducer(producer, {
-    lingerMs: 1,
-    maxBatchBytes: 4 * 1024 * 1024,
-    maxInFlight: 2,
-    timeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
-  })
-
   return {
     codec: () => codec,
     producer: batching,
     async readiness() {
-      const checks: Record<string, string> = {}
-      try {
-        if (!kafkaConnected) throw new Error('not connected yet')
-        await withDeadline(admin.fetchTopicMetadata({ topics: [topics.conversationComplete] }), 2_000)
-        checks.kafka = 'ok'
-      } catch (error) {
-        checks.kafka = `unreachable: ${error instanceof Error ? error.message : String(error)}`
-      }
-      try {
-        const response = await fetch(`${config.SCHEMA_REGISTRY_URL}/subjects`, {
-          signal: AbortSignal.timeout(2_000),
-        })
-        checks.registry = response.ok ? 'ok' : `status ${response.status}`
-      } catch (error) {
-        checks.registry = `unreachable: ${error instanceof Error ? error.message : String(error)}`
-      }
-      checks.schema = codec ? `registered (id ${codec.schemaId})` : 'not registered yet'
-      return { ready: checks.kafka === 'ok' && checks.registry === 'ok' && codec !== undefined, checks }
+      const registryHost = urlHost(config.SCHEMA_REGISTRY_URL)
+      const [kafka, registry] = await Promise.all([
+        (async () => {
+          try {
+            if (!kafkaConnected) return { ok: false as const, reason: 'not connected yet' }
+            await withDeadline(admin.fetchTopicMetadata({ topics: [topics.conversationComplete] }), 2_000)
+            return { ok: true as const }
+          } catch (error) {
+            return { ok: false as const, reason: errorReason(error) }
+          }
+        })(),
+        (async () => {
+          try {
+            const request = requestWithCredentials(config.SCHEMA_REGISTRY_URL)
+            const response = await fetch(`${request.url.replace(/\/$/, '')}/subjects`, {
+              headers: request.headers,
+              signal: AbortSignal.timeout(2_000),
+            })
+            await response.body?.cancel()
+            return response.ok
+              ? { ok: true as const }
+              : { ok: false as const, reason: `answered ${response.status}` }
+          } catch (error) {
+            return { ok: false as const, reason: `unreachable (${errorReason(error)})` }
+          }
+        })(),
+      ])
+      return readiness({ kafka, registry, registryHost, schemaId: codec?.schemaId })
     },
     async close() {
       stopped = true

@@ -2,7 +2,10 @@ import { Counter, Gauge, Histogram, type Registry } from '../core/metrics.ts'
 
 // Everything the ingress counts. `outcome` of an event: accepted (event topic), quarantined
 // (misfits the schema), other (another event kind), rejected (answered 4xx), refused (503).
-export function createIngressMetrics(registry: Registry) {
+export function createIngressMetrics(
+  registry: Registry,
+  queue: { queuedBytes: number; queuedMessages: number } = { queuedBytes: 0, queuedMessages: 0 },
+) {
   return {
     httpRequests: new Counter({
       name: 'ingress_http_requests_total',
@@ -22,6 +25,22 @@ export function createIngressMetrics(registry: Registry) {
       labelNames: ['topic'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
+    }),
+    queuedBytes: new Gauge({
+      name: 'ingress_publish_queue_bytes',
+      help: 'Bytes of events waiting for Kafka (bounded by INGRESS_QUEUE_LIMIT_BYTES)',
+      registers: [registry],
+      collect() {
+        this.set(queue.queuedBytes)
+      },
+    }),
+    queuedMessages: new Gauge({
+      name: 'ingress_publish_queue_messages',
+      help: 'Events waiting for Kafka',
+      registers: [registry],
+      collect() {
+        this.set(queue.queuedMessages)
+      },
     }),
     inFlight: new Gauge({
       name: 'ingress_in_flight_requests',

@@ -29,8 +29,10 @@ export async function startIngress(config: Config, logger: Logger): Promise<Runn
   const app = buildIngressApp({
     secrets,
     bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
+    requestTimeoutMs: config.INGRESS_REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: config.INGRESS_CONNECTION_TIMEOUT_MS,
     logger,
-    metrics: createIngressMetrics(metricsRegistry),
+    metrics: createIngressMetrics(metricsRegistry, connections.producer),
     metricsRegistry,
     codec: connections.codec,
     publish: (topic, message) => connections.producer.send(topic, message),

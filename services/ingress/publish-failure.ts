@@ -1,15 +1,24 @@
+import { isMessageTooLarge } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
-import { PublishTimeoutError } from './batching-producer.ts'
+import {
+  BatchRefusedBySizeError,
+  MessageTooLargeError,
+  PublishTimeoutError,
+  QueueFullError,
+} from './batching-producer.ts'
 import { HttpError, unavailable } from './ingress-errors.ts'
 
 // A publish that failed, as the answer the platform gets: nearly always 503 + Retry-After
-// (it retries, nothing is lost); a message Kafka will never take is 413, not a retry loop.
+// (it retries; what was refused is never sent later, see batching-producer.ts); a message
+// larger than Kafka takes is 413 for that event alone, not a retry loop.
 export function publishFailure(error: unknown, logger: Logger): HttpError {
-  const type = (error as { type?: unknown })?.type
-  if (type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE')
+  if (error instanceof MessageTooLargeError || isMessageTooLarge(error))
     return new HttpError(413, 'payload_too_large', 'Kafka refuses a message this large')
+  if (error instanceof QueueFullError)
+    return unavailable('the ingress is at its queue limit while Kafka catches up; retry later')
   logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'publish to Kafka failed')
   if (error instanceof PublishTimeoutError)
-    return unavailable('Kafka did not acknowledge in time; retry later')
+    return unavailable('Kafka did not take the event in time; retry later')
+  if (error instanceof BatchRefusedBySizeError) return unavailable('Kafka refused a batch by size; retry')
   return unavailable('Kafka is not reachable; retry later')
 }

@@ -1,23 +1,16 @@
 import type { ShapeType } from './event-schema.ts'
 import { eventShape } from './event-schema.ts'
+import { checkTimestamp } from './storable-timestamp.ts'
 
 // Checks a ConversationComplete payload against the schema: types of every field and the
 // formats the spec gives (UUIDs, ISO 8601 date-times). Unknown fields and unknown values of
-// the open enumerations are valid. Pure: the ingress decides what a problem means.
+// the open enumerations are valid; timestamps must be storable (storable-timestamp.ts). Pure: the ingress decides what a problem means.
 export interface Problem {
   path: string
   problem: string
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-// ISO 8601 date-time with a zone: Z or ±hh:mm (±hhmm tolerated), fractions optional. The
-// ranges live in the pattern (no Date.parse per field: this runs for every timestamp received).
-const dateTimePattern =
-  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d{1,9})?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)$/
-
-export function isIsoDateTime(text: string): boolean {
-  return dateTimePattern.test(text)
-}
 
 /** Nesting allowed inside fields the schema does not know (they are carried as JSON text). */
 export const maxUnknownFieldDepth = 32
@@ -47,8 +40,11 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
         problems.push({ path, problem: `expected string, got ${describe(value)}` })
       else if (type.format === 'uuid' && !uuidPattern.test(value))
         problems.push({ path, problem: 'expected a UUID' })
-      else if (type.format === 'date-time' && !isIsoDateTime(value))
-        problems.push({ path, problem: 'expected an ISO 8601 date-time with a time zone' })
+      else if (type.format === 'date-time') {
+        // The worker's definition too: what passes here is what ClickHouse can store.
+        const timestamp = checkTimestamp(value)
+        if (!timestamp.ok) problems.push({ path, problem: timestamp.problem })
+      }
       return
     case 'double':
     case 'long':

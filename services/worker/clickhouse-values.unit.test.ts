@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { validateConversationComplete } from '../core/event/event-validation.ts'
+import { timestampMs } from './clickhouse-values.ts'
+import { TransformError } from './transform-error.ts'
+
+// What the ingress accepts, the worker stores: for every edge value, the ingress's validation
+// finds no problem exactly when the worker turns the value into a DateTime64 without error.
+const edges = [
+  '2026-03-01T10:00:00Z',
+  '2026-03-01T10:00:00.123456789+05:30',
+  '2026-03-01T10:00:00.1234567890Z',
+  '2024-02-29T12:00:00Z',
+  '2026-02-29T12:00:00Z',
+  '2026-02-31T12:00:00Z',
+  '2016-12-31T23:59:60Z',
+  '1900-01-01T00:00:00Z',
+  '1899-12-31T23:59:59.999Z',
+  '2299-12-31T23:59:59.999Z',
+  '2300-01-01T00:00:00Z',
+  '2300-01-01T00:30:00+01:00',
+  '2026-03-01T10:00:00',
+  '2026-03-01T10:00Z',
+]
+
+describe('timestampMs agrees with the ingress', () => {
+  it.each(edges)('%s', (value) => {
+    const acceptedAtIngress =
+      validateConversationComplete({
+        event: 'ConversationComplete',
+        data: { session_id: '0b6c3d5e-8f1a-4b2c-9d3e-4f5a6b7c8d9e', start_time: value },
+      }).length === 0
+    let stored: number | null | undefined
+    try {
+      stored = timestampMs(value, 'data.start_time')
+    } catch (error) {
+      expect(error).toBeInstanceOf(TransformError)
+    }
+    expect(stored !== undefined).toBe(acceptedAtIngress)
+  })
+  it('never shifts an impossible date to another day', () => {
+    expect(() => timestampMs('2026-02-31T00:00:00Z', 'data.start_time')).toThrow('no such date: 2026-02-31')
+  })
+  it('stores milliseconds, sub-millisecond digits truncated', () => {
+    expect(timestampMs('2026-03-01T10:00:00.987654321-01:00', 'x')).toBe(Date.UTC(2026, 2, 1, 11, 0, 0, 987))
+  })
+})
