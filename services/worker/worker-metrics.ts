@@ -67,6 +67,23 @@ export function createWorkerMetrics(registry: Registry) {
       help: '1 while inserts fail and the consumer is paused retrying, else 0',
       registers: [registry],
     }),
+    writeSplits: new Counter({
+      name: 'worker_clickhouse_write_splits_total',
+      help: 'ClickHouse writes refused for their shape (too many partitions, rows, bytes) or data and written again in smaller writes, by reason (shape, data)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    schemaRegistryFailing: new Gauge({
+      name: 'worker_schema_registry_failing',
+      help: '1 while the schema registry cannot give the schema of a message (down, 5xx, 404 from a wrong path or an empty registry) and its partition waits, else 0',
+      registers: [registry],
+    }),
+    deadLetterOversized: new Counter({
+      name: 'worker_dead_letter_oversized_total',
+      help: 'Dead letters larger than the DLQ topic takes, by what was stored instead (truncated: the value cut to fit; reference: only the error and the original topic/partition/offset; none: not even that, logged)',
+      labelNames: ['stored'] as const,
+      registers: [registry],
+    }),
     eventAge: new Histogram({
       name: 'worker_event_age_seconds',
       help: 'Freshness: from the ingress receiving an event to ClickHouse acknowledging its rows',
