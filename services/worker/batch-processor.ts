@@ -5,7 +5,8 @@ import type { BackoffSettings } from './backoff.ts'
 import { messageRows } from './batch-rows.ts'
 import type { BatchWriter } from './batch-writer.ts'
 import { deadLetterMessage, type Poison } from './dead-letter.ts'
-import { DependencyError, decodeMessage } from './decode-message.ts'
+import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
+import type { Dependency, ProgressWatch } from './progress-watch.ts'
 import { retryUntil, WorkerStoppingError } from './retry-until.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
 
@@ -14,7 +15,9 @@ import type { WorkerMetrics } from './worker-metrics.ts'
 // after the last message. Nothing is committed before ClickHouse and the DLQ acknowledged, so a
 // crash anywhere means the batch is read again, and the deduplication makes that harmless.
 export interface BatchProcessorDeps {
-  decode: (value: Buffer) => Promise<AvroRecord>
+  decoder: DecodeDeps
+  /** Told of batches, commits and failing dependencies: what /healthz and worker_stalled read. */
+  progress: ProgressWatch
   writer: BatchWriter
   producer: Producer
   deadLetterTopic: string
@@ -31,21 +34,38 @@ export interface BatchProcessorDeps {
 }
 
 export function createBatchProcessor(deps: BatchProcessorDeps) {
-  const { metrics, logger } = deps
-  const retry = <T>(operation: () => Promise<T>, name: string, keepAlive: () => Promise<void>) =>
-    retryUntil(operation, {
+  const { metrics, logger, progress } = deps
+  const failing = new Set<Dependency>()
+  const setFailing = (name: Dependency, now: boolean) => {
+    if (failing.has(name) === now) return
+    if (now) failing.add(name)
+    else failing.delete(name)
+    progress.dependencyFailing(name, now)
+    if (name === 'schema_registry') metrics.schemaRegistryFailing.set(now ? 1 : 0)
+    if (!now) logger.info({ dependency: name }, `${name} answers again: resuming`)
+  }
+  const retry = async <T>(
+    operation: () => Promise<T>,
+    name: Exclude<Dependency, 'clickhouse'>,
+    keepAlive: () => Promise<void>,
+  ): Promise<T> => {
+    const result = await retryUntil(operation, {
       signal: deps.signal,
       backoff: deps.backoff,
       keepAlive,
       giveUp: (error) => name === 'schema_registry' && !(error instanceof DependencyError),
       onFailure: (error, attempt, delayMs) => {
         metrics.retries.inc({ operation: name })
+        setFailing(name, true)
         logger.warn(
           { attempt, retryInMs: delayMs, error: (error as Error).message },
-          `${name} failed: retrying`,
+          `${name} failed: retrying, its partition waits and nothing is committed`,
         )
       },
     })
+    setFailing(name, false)
+    return result
+  }
 
   async function sendDeadLetters(poison: Poison[], keepAlive: () => Promise<void>): Promise<void> {
     const failedAt = new Date()
@@ -86,12 +106,13 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     const firstOffset = batch.firstOffset()!
     const lastOffset = batch.lastOffset()
     metrics.batchesInFlight.inc()
+    progress.batchStarted()
     let handedOver = false
     try {
       const decoded: Array<{ message: KafkaMessage; record: AvroRecord }> = []
       const poison: Poison[] = []
       for (const message of batch.messages) {
-        const result = await retry(() => decodeMessage(deps.decode, message), 'schema_registry', heartbeat)
+        const result = await retry(() => decodeMessage(deps.decoder, message), 'schema_registry', heartbeat)
         if (result.ok) decoded.push({ message, record: result.record })
         else poison.push({ message, topic, partition, reason: result.reason, error: result.error })
       }
@@ -118,6 +139,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
           if ((epochs.get(key) ?? 0) !== epoch) return // an earlier batch of this partition failed
           await deps.commit(topic, partition, (BigInt(lastOffset) + 1n).toString())
           metrics.lastCommit.set(Date.now() / 1000)
+          progress.committed()
           metrics.consumerLag.set(
             { topic, partition: String(partition) },
             Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n)),
@@ -147,6 +169,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         .finally(() => {
           pending.delete(done)
           metrics.batchesInFlight.dec()
+          progress.batchFinished()
         })
       chains.set(key, done)
       pending.add(done)
@@ -157,7 +180,10 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       if (error instanceof WorkerStoppingError) return
       throw error
     } finally {
-      if (!handedOver) metrics.batchesInFlight.dec()
+      if (!handedOver) {
+        metrics.batchesInFlight.dec()
+        progress.batchFinished()
+      }
     }
   }
 
