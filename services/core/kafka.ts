@@ -1,6 +1,14 @@
 // Must run before kafkajs loads: swaps in a native checksum (see the module).
 import './kafkajs-native-crc.ts'
-import { type Admin, type ITopicConfig, Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs'
+import {
+  type Admin,
+  ConfigResourceTypes,
+  type ITopicConfig,
+  Kafka,
+  type LogEntry,
+  logLevel,
+  Partitioners,
+} from 'kafkajs'
 import type { Logger } from './logger.ts'
 
 // The one place that knows the Kafka client library (kafkajs, unmaintained since 2023):
@@ -61,4 +69,17 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[]): Promise<vo
       configEntries: spec.configEntries ?? [],
     })),
   })
+}
+
+/** A topic's max.message.bytes as the broker applies it (the topic's setting or the broker default). */
+export async function topicMaxMessageBytes(admin: Admin, topic: string): Promise<number | undefined> {
+  const described = await admin.describeConfigs({
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+    includeSynonyms: false,
+  })
+  const entry = described.resources[0]?.configEntries.find(
+    (config) => config.configName === 'max.message.bytes',
+  )
+  const value = Number(entry?.configValue)
+  return Number.isInteger(value) && value > 0 ? value : undefined
 }

@@ -4,7 +4,8 @@ import type { Logger } from '../core/logger.ts'
 import type { BackoffSettings } from './backoff.ts'
 import { messageRows } from './batch-rows.ts'
 import type { BatchWriter } from './batch-writer.ts'
-import { deadLetterMessage, type Poison } from './dead-letter.ts'
+import type { Poison } from './dead-letter.ts'
+import { publishDeadLetters } from './dead-letter-publish.ts'
 import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
 import type { Dependency, ProgressWatch } from './progress-watch.ts'
 import { retryUntil, WorkerStoppingError } from './retry-until.ts'
@@ -21,6 +22,8 @@ export interface BatchProcessorDeps {
   writer: BatchWriter
   producer: Producer
   deadLetterTopic: string
+  /** The DLQ topic's max.message.bytes, asked when a dead letter is too large for it. */
+  deadLetterMaxBytes: () => Promise<number | undefined>
   metrics: WorkerMetrics
   logger: Logger
   signal: AbortSignal
@@ -48,12 +51,14 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     operation: () => Promise<T>,
     name: Exclude<Dependency, 'clickhouse'>,
     keepAlive: () => Promise<void>,
+    giveUp: (error: unknown) => boolean = (error) =>
+      name === 'schema_registry' && !(error instanceof DependencyError),
   ): Promise<T> => {
     const result = await retryUntil(operation, {
       signal: deps.signal,
       backoff: deps.backoff,
       keepAlive,
-      giveUp: (error) => name === 'schema_registry' && !(error instanceof DependencyError),
+      giveUp,
       onFailure: (error, attempt, delayMs) => {
         metrics.retries.inc({ operation: name })
         setFailing(name, true)
@@ -68,17 +73,23 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   }
 
   async function sendDeadLetters(poison: Poison[], keepAlive: () => Promise<void>): Promise<void> {
-    const failedAt = new Date()
-    await retry(
-      () =>
-        deps.producer.send({
-          topic: deps.deadLetterTopic,
-          acks: -1,
-          messages: poison.map((item) => deadLetterMessage(item, failedAt)),
-        }),
-      'dead_letter_publish',
-      keepAlive,
-    )
+    await publishDeadLetters(poison, new Date(), {
+      send: async (records) => {
+        await deps.producer.send({ topic: deps.deadLetterTopic, acks: -1, messages: records })
+      },
+      retry: (operation, giveUp) => retry(operation, 'dead_letter_publish', keepAlive, giveUp),
+      maxMessageBytes: deps.deadLetterMaxBytes,
+      onOversized: (item, stored, error) => {
+        metrics.deadLetterOversized.inc({ stored })
+        const where = { topic: item.topic, partition: item.partition, offset: item.message.offset }
+        if (stored === 'none')
+          logger.error(
+            { ...where, reason: item.reason, error: item.error, valueBytes: item.message.value?.length ?? 0 },
+            `${error}, even reduced: not dead-lettered; the original stays in its topic at this offset`,
+          )
+        else logger.warn({ ...where, stored }, `${error}: dead-lettered ${stored}`)
+      },
+    })
     for (const item of poison) {
       metrics.deadLettered.inc({ reason: item.reason })
       logger.warn(

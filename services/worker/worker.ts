@@ -4,7 +4,7 @@ import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
-import { createKafka, ensureTopics } from '../core/kafka.ts'
+import { createKafka, ensureTopics, topicMaxMessageBytes } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
 import { conversationCompleteSubject } from '../core/topics.ts'
@@ -157,6 +157,15 @@ export async function startWorker(
     writer,
     producer,
     deadLetterTopic: config.WORKER_DLQ_TOPIC,
+    deadLetterMaxBytes: async () => {
+      const dlqAdmin = kafka.admin()
+      await dlqAdmin.connect()
+      try {
+        return await topicMaxMessageBytes(dlqAdmin, config.WORKER_DLQ_TOPIC)
+      } finally {
+        await dlqAdmin.disconnect()
+      }
+    },
     metrics,
     logger,
     signal: controller.signal,
