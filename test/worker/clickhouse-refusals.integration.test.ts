@@ -5,7 +5,7 @@ import type { EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { createTestTopic, endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
@@ -13,11 +13,13 @@ import {
   embeddedClickHouse,
   expectExactCounts,
   expectedRows,
+  metricValue,
   produceEvents,
   queryRows,
   tempDataDir,
   testCodec,
   testLogger,
+  topicMessageCount,
   waitFor,
   workerConfig,
 } from './worker-test-support.ts'
@@ -29,12 +31,6 @@ import {
 //   dead-lettered;
 // - data: a message ClickHouse refuses (a CHECK constraint of this test's table) goes to the DLQ,
 //   its neighbours in the same write are stored.
-async function metricValue(url: string, series: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text()
-  const line = text.split('\n').find((candidate) => candidate.startsWith(series))
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
-}
-
 describe('a write ClickHouse refuses for its shape', () => {
   const data = tempDataDir('worker-shape')
   let kafka: Kafka
@@ -94,8 +90,7 @@ describe('a write ClickHouse refuses for its shape', () => {
     expect(
       await metricValue(worker.metricsUrl!, 'worker_messages_consumed_total{outcome="dead_lettered"'),
     ).toBe(0)
-    const dlqEnd = await endOffsets(kafka, `${topic}.dlq`)
-    expect([...dlqEnd.values()].reduce((sum, offset) => sum + Number(offset), 0)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
   })
 })
 

@@ -5,18 +5,20 @@ import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
-import { createTestTopic, endOffsets, testKafka } from '../support/kafka-test-helpers.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { type SwitchableHttpProxy, startSwitchableHttpProxy } from '../support/switchable-http-proxy.ts'
 import {
   committedTotal,
   connectedProducer,
   embeddedClickHouse,
   expectExactCounts,
+  metricValue,
   produceEvents,
   type Sent,
   tempDataDir,
   testCodec,
   testLogger,
+  topicMessageCount,
   waitFor,
   workerConfig,
 } from './worker-test-support.ts'
@@ -26,16 +28,6 @@ import {
 // down), then requests pass. While the registry cannot answer, nothing is dead-lettered and
 // nothing committed, the worker says it is stalled (/healthz 503 with the reason, worker_stalled,
 // worker_schema_registry_failing); once it answers, every message is stored exactly once.
-async function metricValue(url: string, series: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text()
-  const line = text.split('\n').find((candidate) => candidate.startsWith(series))
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
-}
-
-async function dlqTotal(kafka: Kafka, topic: string): Promise<number> {
-  return [...(await endOffsets(kafka, topic)).values()].reduce((sum, offset) => sum + Number(offset), 0)
-}
-
 describe('schema registry answering 404 or down at the worker', () => {
   const data = tempDataDir('worker-registry')
   let kafka: Kafka
@@ -105,7 +97,7 @@ describe('schema registry answering 404 or down at the worker', () => {
     expect(proxy.seen.not_found).toBeGreaterThan(0)
     expect(proxy.seen.pass).toBe(0)
     expect(await committedTotal(kafka, groupId, topic)).toBe(0)
-    expect(await dlqTotal(kafka, `${topic}.dlq`)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
   })
 
   it('down: still retried, nothing dead-lettered or committed', async () => {
@@ -119,7 +111,7 @@ describe('schema registry answering 404 or down at the worker', () => {
       'registry retries while down',
     )
     expect(await committedTotal(kafka, groupId, topic)).toBe(0)
-    expect(await dlqTotal(kafka, `${topic}.dlq`)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
   })
 
   it('answering again: every message stored exactly once, nothing dead-lettered, healthy again', async () => {
@@ -132,7 +124,7 @@ describe('schema registry answering 404 or down at the worker', () => {
       'commits once the registry answers',
     )
     await expectExactCounts(clickhouse, sent, expect)
-    expect(await dlqTotal(kafka, `${topic}.dlq`)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
     expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(0)
     const health = await waitFor(
       async () => (await fetch(`${url}/healthz`)).status,
