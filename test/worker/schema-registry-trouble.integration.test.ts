@@ -136,3 +136,71 @@ describe('schema registry answering 404 or down at the worker', () => {
     expect(await metricValue(url, 'worker_stalled')).toBe(0)
   })
 })
+
+// The real Apicurio at a wrong path (its root, without /apis/ccompat/v7): every lookup is a 404.
+// Nothing is dead-lettered or committed; a worker started again with the right path stores every
+// message exactly once.
+describe('SCHEMA_REGISTRY_URL with a wrong path on the real registry', () => {
+  const data = tempDataDir('worker-registry-path')
+  let kafka: Kafka
+  let producer: Producer
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker | undefined
+  let topic: string
+  let groupId: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-registry-path', 2)
+    groupId = `va-test-worker-registry-path-${topic}`
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('waits instead of dead-lettering, and stores everything once the path is right', async () => {
+    const codec = await testCodec()
+    const sent = await produceEvents(
+      producer,
+      codec,
+      topic,
+      generateConversations({ count: 30, seed: 59, historyItems: 5 }),
+    )
+    const rightUrl = schemaRegistryUrl()
+    const wrongUrl = new URL(rightUrl).origin
+    expect(wrongUrl).not.toBe(rightUrl)
+    const config = (url: string) =>
+      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, SCHEMA_REGISTRY_URL: url })
+    const options = { clickhouse, backoff: { baseMs: 100, maxMs: 500 } }
+
+    worker = await startWorker(config(wrongUrl), testLogger(), options)
+    const url = worker.metricsUrl!
+    await waitFor(
+      () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
+      (n) => n >= 3,
+      60_000,
+      'registry retries',
+    )
+    expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(1)
+    expect(await committedTotal(kafka, groupId, topic)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+    await worker.stop()
+    worker = undefined
+
+    worker = await startWorker(config(rightUrl), testLogger(), options)
+    await waitFor(
+      () => committedTotal(kafka, groupId, topic),
+      (n) => n === sent.length,
+      120_000,
+      'commits with the right path',
+    )
+    await expectExactCounts(clickhouse, sent, expect)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+  })
+})
