@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.ts'
 import type { BackoffSettings } from './backoff.ts'
 import { messageRows } from './batch-rows.ts'
 import type { BatchWriter } from './batch-writer.ts'
+import { CommitTracker } from './commit-tracker.ts'
 import type { Poison } from './dead-letter.ts'
 import { publishDeadLetters } from './dead-letter-publish.ts'
 import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
@@ -100,12 +101,29 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   }
 
   // Kafka does not fetch again until eachBatch returns, so eachBatch hands the rows to the writer
-  // and returns; the commit follows once ClickHouse (and the DLQ) acknowledged, in offset order
-  // per partition. A batch that fails there moves its partition back to its first offset
-  // (seek), and the commits of the batches behind it in that partition are dropped.
+  // and returns; the commit follows once ClickHouse (and the DLQ) acknowledged. Which offset may
+  // be committed, and where a failed batch seeks its partition back to, is the commit tracker's
+  // decision (commit-tracker.ts); the chain per partition keeps the commits in offset order.
   const pending = new Set<Promise<void>>()
   const chains = new Map<string, Promise<void>>()
-  const epochs = new Map<string, number>()
+  const tracker = new CommitTracker()
+
+  function seekBack(topic: string, partition: number, offset: string, error: unknown): void {
+    // Stopping: nothing more is committed; the next owner of the partition reads it again.
+    if (error instanceof WorkerStoppingError || deps.signal.aborted) return
+    logger.error(
+      { topic, partition, offset, error: (error as Error).message },
+      'batch failed after it was handed over: its partition is read again from this offset',
+    )
+    try {
+      deps.seek(topic, partition, offset)
+    } catch (seekError) {
+      logger.warn(
+        { error: (seekError as Error).message },
+        'could not seek; the partition is read again after a restart',
+      )
+    }
+  }
 
   async function eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, heartbeat } = payload
@@ -113,7 +131,6 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     const started = performance.now()
     const { topic, partition } = batch
     const key = `${topic}/${partition}`
-    const epoch = epochs.get(key) ?? 0
     const firstOffset = batch.firstOffset()!
     const lastOffset = batch.lastOffset()
     metrics.batchesInFlight.inc()
@@ -135,6 +152,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         rows.entries.length > 0 ? deps.writer.write(range, rows.entries, heartbeat) : Promise.resolve([])
       written.catch(() => {}) // observed below, in order
 
+      const ticket = tracker.handedOver(key, firstOffset, lastOffset)
       const previous = chains.get(key) ?? Promise.resolve()
       const done: Promise<void> = previous
         .then(async () => {
@@ -147,35 +165,30 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
             if (typeof receivedAt === 'number') metrics.eventAge.observe((now - receivedAt) / 1000)
           }
           if (poison.length > 0) await sendDeadLetters(poison, heartbeat)
-          if ((epochs.get(key) ?? 0) !== epoch) return // an earlier batch of this partition failed
-          await deps.commit(topic, partition, (BigInt(lastOffset) + 1n).toString())
-          metrics.lastCommit.set(Date.now() / 1000)
-          progress.committed()
-          metrics.consumerLag.set(
-            { topic, partition: String(partition) },
-            Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(lastOffset) - 1n)),
-          )
+          const decision = tracker.done(ticket)
+          if (decision.action === 'none' && decision.why !== 'waiting_for_older') return // read again
+          if (decision.action === 'commit') {
+            try {
+              await deps.commit(topic, partition, decision.offset)
+            } catch (error) {
+              const rewind = tracker.rewind(key, decision.from)
+              if (rewind.action === 'seek') seekBack(topic, partition, rewind.offset, error)
+              return
+            }
+            metrics.lastCommit.set(Date.now() / 1000)
+            progress.committed()
+            metrics.consumerLag.set(
+              { topic, partition: String(partition) },
+              Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(decision.offset))),
+            )
+          }
           metrics.messagesConsumed.inc({ outcome: 'dead_lettered' }, poison.length)
           metrics.messagesConsumed.inc({ outcome: 'inserted' }, batch.messages.length - poison.length)
           metrics.batchDuration.observe((performance.now() - started) / 1000)
         })
         .catch((error) => {
-          if ((epochs.get(key) ?? 0) !== epoch) return
-          epochs.set(key, epoch + 1)
-          // Stopping: nothing more is committed; the next owner of the partition reads it again.
-          if (error instanceof WorkerStoppingError || deps.signal.aborted) return
-          logger.error(
-            { topic, partition, offset: firstOffset, error: (error as Error).message },
-            'batch failed after it was handed over: its partition is read again from this offset',
-          )
-          try {
-            deps.seek(topic, partition, firstOffset)
-          } catch (seekError) {
-            logger.warn(
-              { error: (seekError as Error).message },
-              'could not seek; the partition is read again after a restart',
-            )
-          }
+          const decision = tracker.failed(ticket)
+          if (decision.action === 'seek') seekBack(topic, partition, decision.offset, error)
         })
         .finally(() => {
           pending.delete(done)
@@ -200,6 +213,15 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
 
   return {
     eachBatch,
+    /** A rebalance assigned these partitions: batches of any other one commit nothing any more. */
+    assigned(assignment: Record<string, number[]>): void {
+      const kept = new Set(
+        Object.entries(assignment).flatMap(([topic, partitions]) =>
+          partitions.map((partition) => `${topic}/${partition}`),
+        ),
+      )
+      tracker.revoked(tracker.partitionKeys().filter((key) => !kept.has(key)))
+    },
     /** Resolves once every batch handed over is committed (or given up). */
     async drain(): Promise<void> {
       while (pending.size > 0) await Promise.allSettled([...pending])

@@ -175,6 +175,7 @@ export async function startWorker(
     seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
     maxPendingBatches: 8,
   })
+  consumer.on(consumer.events.GROUP_JOIN, (event) => processor.assigned(event.payload.memberAssignment))
   await consumer.connect()
   await consumer.subscribe({ topic, fromBeginning: true })
   await consumer.run({
