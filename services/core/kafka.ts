@@ -2,7 +2,7 @@
 import './kafkajs-native-crc.ts'
 import {
   type Admin,
-  ConfigResourceTypes,
+  type ConfigResourceTypes,
   type ITopicConfig,
   Kafka,
   type LogEntry,
@@ -73,8 +73,10 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[]): Promise<vo
 
 /** A topic's max.message.bytes as the broker applies it (the topic's setting or the broker default). */
 export async function topicMaxMessageBytes(admin: Admin, topic: string): Promise<number | undefined> {
+  // ConfigResourceTypes.TOPIC: kafkajs (CommonJS) does not offer the enum as a named ESM export.
+  const topicResource = 2 as ConfigResourceTypes
   const described = await admin.describeConfigs({
-    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+    resources: [{ type: topicResource, name: topic, configNames: ['max.message.bytes'] }],
     includeSynonyms: false,
   })
   const entry = described.resources[0]?.configEntries.find(
