@@ -40,6 +40,8 @@ const envSchema = z.object({
   WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(1024 * 1024),
   /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
   WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
+  /** Seconds a worker may hold batches without committing (retrying, paused) before /healthz says 503 and worker_stalled is 1. */
+  WORKER_STALL_SECONDS: positiveInt.default(120),
   /** Agent names that get their own `agent` label on the worker's voice_* metrics (comma list); empty: the first METRICS_AGENT_LIMIT names seen. */
   METRICS_AGENT_ALLOWLIST: z.string().default(''),
   METRICS_AGENT_LIMIT: z.coerce.number().int().min(0).default(50),

@@ -1,19 +1,22 @@
 import type { Logger } from '../core/logger.ts'
 import type { BackoffSettings } from './backoff.ts'
 import { type MessageRows, mergeRows } from './batch-rows.ts'
-import { isConfigurationError, isDataError } from './clickhouse-errors.ts'
+import { classifyClickHouseError } from './clickhouse-errors.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
 import { insertToken, type OffsetRange } from './insert-token.ts'
 import { retryUntil } from './retry-until.ts'
 import type { TableRows } from './table-rows.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
+import { offsetRanges, splitByPartition } from './write-split.ts'
 
 // Writes the rows of partition batches to ClickHouse, batching by time and size: the batches of
 // one Kafka fetch (handled concurrently, one per partition) join one insert per table instead of
-// one each, which keeps parts few and large. A write that fails is retried with backoff, with
-// consumption paused, until ClickHouse acknowledges it (or the worker stops: then every waiting
-// batch fails and commits nothing). When ClickHouse refuses the data itself, the write is
-// retried message by message, and the messages it still refuses come back for the DLQ.
+// one each, which keeps parts few and large. A write that fails transiently is retried with
+// backoff, with consumption paused, until ClickHouse acknowledges it (or the worker stops: then
+// every waiting batch fails and commits nothing). A write refused for its shape (e.g. more
+// partitions than max_partitions_per_insert_block) is split by partition, then by message; one
+// refused for its data is written message by message. The messages ClickHouse still refuses on
+// their own come back for the DLQ (clickhouse-errors.ts says which error is which).
 export interface Rejected {
   entry: MessageRows
   error: string
@@ -91,28 +94,39 @@ export class BatchWriter {
     const entries = submissions.flatMap((submission) => submission.entries)
     const keepAlive = () => submissions[0]!.keepAlive()
     this.deps.metrics.batchMessages.observe(entries.length)
+    return this.writeOrSplit(entries, insertToken(submissions.map((s) => s.range)), 'whole', keepAlive)
+  }
+
+  /** One write; refused for its shape or data, the same rows again in smaller writes. */
+  private async writeOrSplit(
+    entries: MessageRows[],
+    token: string,
+    level: 'whole' | 'partition' | 'message',
+    keepAlive: () => Promise<void>,
+  ): Promise<Rejected[]> {
     try {
-      await this.acknowledged(mergeRows(entries), insertToken(submissions.map((s) => s.range)), keepAlive)
+      await this.acknowledged(mergeRows(entries), token, keepAlive)
       return []
     } catch (error) {
-      if (!isDataError(error)) throw error
+      const kind = classifyClickHouseError(error)
+      if (kind.class === 'transient') throw error
+      const message = (error as Error).message
+      if (level === 'message') return entries.map((entry) => ({ entry, error: message }))
+      const byPartition = kind.class === 'shape' && level === 'whole' ? splitByPartition(entries) : []
+      const [groups, next] =
+        byPartition.length > 1
+          ? [byPartition, 'partition' as const]
+          : [entries.map((entry) => [entry]), 'message' as const]
+      this.deps.metrics.writeSplits.inc({ reason: kind.class })
       this.deps.logger.warn(
-        { error: (error as Error).message, messages: entries.length },
-        'ClickHouse refused the data of a write: retrying it message by message',
+        { error: message, code: kind.code, messages: entries.length, writes: groups.length, by: next },
+        `ClickHouse refused a write for its ${kind.class}: writing it again in smaller writes`,
       )
+      const rejected: Rejected[] = []
+      for (const group of groups)
+        rejected.push(...(await this.writeOrSplit(group, insertToken(offsetRanges(group)), next, keepAlive)))
+      return rejected
     }
-    const rejected: Rejected[] = []
-    for (const entry of entries) {
-      const { topic, partition, offset } = entry.delivery
-      const range = { topic, partition, firstOffset: String(offset), lastOffset: String(offset) }
-      try {
-        await this.acknowledged(entry.rows, insertToken([range]), keepAlive)
-      } catch (error) {
-        if (!isDataError(error)) throw error
-        rejected.push({ entry, error: (error as Error).message })
-      }
-    }
-    return rejected
   }
 
   private async acknowledged(rows: TableRows, token: string, keepAlive: () => Promise<void>): Promise<void> {
@@ -120,7 +134,7 @@ export class BatchWriter {
     const writes = await retryUntil(() => this.deps.insert(rows, token), {
       signal: this.deps.signal,
       backoff: this.deps.backoff,
-      giveUp: isDataError,
+      giveUp: (error) => classifyClickHouseError(error).class !== 'transient',
       keepAlive,
       onFailure: (error, attempt, delayMs) => {
         metrics.retries.inc({ operation: 'clickhouse_insert' })
@@ -130,7 +144,7 @@ export class BatchWriter {
           this.deps.onFailing(true)
         }
         const message = (error as Error).message
-        if (isConfigurationError(error))
+        if (classifyClickHouseError(error).needsOperator)
           logger.error(
             { attempt, retryInMs: delayMs, error: message },
             'ClickHouse refuses the worker (missing table or database, credentials, read-only): an operator ' +

@@ -1,8 +1,29 @@
 import { Counter, Gauge, Histogram, type Registry } from '../core/metrics.ts'
+import type { StallStatus } from './progress-watch.ts'
 
-// Everything the worker counts. Dashboards and alerts read these names.
-export function createWorkerMetrics(registry: Registry) {
-  return {
+// Everything the worker counts. Dashboards and alerts read these names. `stall` is read at each
+// scrape (progress-watch.ts); without it (tests listing names) the stall gauges read 0.
+export function createWorkerMetrics(
+  registry: Registry,
+  stall: () => StallStatus | undefined = () => undefined,
+) {
+  const metrics = {
+    stalled: new Gauge({
+      name: 'worker_stalled',
+      help: '1 while the worker holds batches and committed nothing for longer than WORKER_STALL_SECONDS (what /healthz answers 503 for), else 0',
+      registers: [registry],
+      collect() {
+        this.set(stall()?.stalled ? 1 : 0)
+      },
+    }),
+    secondsWithoutProgress: new Gauge({
+      name: 'worker_seconds_without_progress',
+      help: 'Seconds since the last commit while the worker holds batches (0 when idle)',
+      registers: [registry],
+      collect() {
+        this.set(stall()?.secondsWithoutProgress ?? 0)
+      },
+    }),
     messagesConsumed: new Counter({
       name: 'worker_messages_consumed_total',
       help: 'Kafka messages consumed, by outcome (inserted, dead_lettered)',
@@ -67,6 +88,23 @@ export function createWorkerMetrics(registry: Registry) {
       help: '1 while inserts fail and the consumer is paused retrying, else 0',
       registers: [registry],
     }),
+    writeSplits: new Counter({
+      name: 'worker_clickhouse_write_splits_total',
+      help: 'ClickHouse writes refused for their shape (too many partitions, rows, bytes) or data and written again in smaller writes, by reason (shape, data)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    schemaRegistryFailing: new Gauge({
+      name: 'worker_schema_registry_failing',
+      help: '1 while the schema registry cannot give the schema of a message (down, 5xx, 404 from a wrong path or an empty registry) and its partition waits, else 0',
+      registers: [registry],
+    }),
+    deadLetterOversized: new Counter({
+      name: 'worker_dead_letter_oversized_total',
+      help: 'Dead letters larger than the DLQ topic takes, by what was stored instead (truncated: the value cut to fit; reference: only the error and the original topic/partition/offset; none: not even that, logged)',
+      labelNames: ['stored'] as const,
+      registers: [registry],
+    }),
     eventAge: new Histogram({
       name: 'worker_event_age_seconds',
       help: 'Freshness: from the ingress receiving an event to ClickHouse acknowledging its rows',
@@ -74,6 +112,10 @@ export function createWorkerMetrics(registry: Registry) {
       registers: [registry],
     }),
   }
+  // Every label at 0 from the start, so that increase() sees the first oversized dead letter.
+  for (const stored of ['truncated', 'reference', 'none'] as const)
+    metrics.deadLetterOversized.inc({ stored }, 0)
+  return metrics
 }
 
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>

@@ -4,14 +4,16 @@ import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
-import { createKafka, ensureTopics } from '../core/kafka.ts'
+import { createKafka, ensureTopics, topicMessageLimits } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
+import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.ts'
 import { type BackoffSettings, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
 import { insertTableRows } from './clickhouse-insert.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
+import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
 import { createDomainCounting } from './stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
@@ -82,10 +84,21 @@ export async function startWorker(
   const itemsClient = createClickHouse(config)
 
   const registry = options.registry ?? createMetricsRegistry('worker')
-  const metrics = createWorkerMetrics(registry)
+  const progress = new ProgressWatch()
+  const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
   const countNewConversations = createDomainCounting(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
-  const decode = (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>
+  const decoder = {
+    decode: (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>,
+    registryHoldsSubject: async () => {
+      try {
+        return typeof (await schemaRegistry.getLatestSchemaId(conversationCompleteSubject)) === 'number'
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return false
+        throw error
+      }
+    },
+  }
   const kafka = createKafka(
     { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-worker` },
     logger,
@@ -95,7 +108,11 @@ export async function startWorker(
   const admin = kafka.admin()
   await admin.connect()
   try {
-    await ensureTopics(admin, [{ topic }, { topic: config.WORKER_DLQ_TOPIC }])
+    await ensureTopics(
+      admin,
+      [{ topic }, { topic: config.WORKER_DLQ_TOPIC }],
+      topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+    )
   } finally {
     await admin.disconnect()
   }
@@ -126,6 +143,7 @@ export async function startWorker(
     maxRows: 20_000,
     onFailing: (failing) => {
       clickhouseFailing = failing
+      progress.dependencyFailing('clickhouse', failing)
       // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
       if (failing) consumer.pause([{ topic }])
       else consumer.resume([{ topic }])
@@ -138,10 +156,20 @@ export async function startWorker(
   })
 
   const processor = createBatchProcessor({
-    decode,
+    decoder,
+    progress,
     writer,
     producer,
     deadLetterTopic: config.WORKER_DLQ_TOPIC,
+    deadLetterMaxBytes: async () => {
+      const dlqAdmin = kafka.admin()
+      await dlqAdmin.connect()
+      try {
+        return (await topicMessageLimits(dlqAdmin, [config.WORKER_DLQ_TOPIC])).get(config.WORKER_DLQ_TOPIC)
+      } finally {
+        await dlqAdmin.disconnect()
+      }
+    },
     metrics,
     logger,
     signal: controller.signal,
@@ -151,6 +179,7 @@ export async function startWorker(
     seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
     maxPendingBatches: 8,
   })
+  consumer.on(consumer.events.GROUP_JOIN, (event) => processor.assigned(event.payload.memberAssignment))
   await consumer.connect()
   await consumer.subscribe({ topic, fromBeginning: true })
   await consumer.run({
@@ -165,13 +194,19 @@ export async function startWorker(
   if (options.metricsServer !== false)
     server = await startMetricsServer(
       registry,
-      () => ({
-        healthy: state === 'running',
-        consumer: state,
-        clickhouseFailing,
-        topic,
-        groupId: config.WORKER_GROUP_ID,
-      }),
+      () => {
+        const stall = progress.status(config.WORKER_STALL_SECONDS)
+        return {
+          healthy: state === 'running' && !stall.stalled,
+          consumer: state,
+          stalled: stall.stalled,
+          reason: state === 'running' ? stall.reason : `consumer ${state}`,
+          secondsWithoutProgress: Math.round(stall.secondsWithoutProgress),
+          clickhouseFailing,
+          topic,
+          groupId: config.WORKER_GROUP_ID,
+        }
+      },
       config.WORKER_METRICS_PORT,
     )
   logger.info({ topic, groupId: config.WORKER_GROUP_ID, metrics: server?.url }, 'worker consuming')

@@ -11,6 +11,7 @@ import {
   database,
   embeddedClickHouse,
   expectExactCounts,
+  metricValue,
   produceEvents,
   type Sent,
   tempDataDir,
@@ -22,13 +23,8 @@ import {
 
 // Embedded mode: ClickHouse "goes away" for the worker by detaching the tables it writes (real
 // inserts fail with UNKNOWN_TABLE). The worker retries with backoff, pauses, commits nothing,
-// and after the tables return it resumes by itself and loses nothing.
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text()
-  const line = text.split('\n').find((candidate) => candidate.startsWith(name))
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
-}
-
+// and after the tables return it resumes by itself and loses nothing. Stalled longer than
+// WORKER_STALL_SECONDS, its /healthz answers 503 with the reason.
 describe('ClickHouse unavailable for a while', () => {
   const data = tempDataDir('worker-outage')
   let kafka: Kafka
@@ -47,10 +43,14 @@ describe('ClickHouse unavailable for a while', () => {
     codec = await testCodec()
     producer = await connectedProducer(kafka)
     clickhouse = embeddedClickHouse(data.dir)
-    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
-      clickhouse,
-      backoff: { baseMs: 100, maxMs: 800 },
-    })
+    worker = await startWorker(
+      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, WORKER_STALL_SECONDS: '1' }),
+      testLogger(),
+      {
+        clickhouse,
+        backoff: { baseMs: 100, maxMs: 800 },
+      },
+    )
   })
 
   afterAll(async () => {
@@ -74,17 +74,29 @@ describe('ClickHouse unavailable for a while', () => {
     await clickhouse.command({ query: `DETACH TABLE ${database}.conversation_items` })
     sent.push(...(await produceEvents(producer, codec, topic, events.slice(50))))
     await waitFor(
-      () => metric(worker.metricsUrl!, 'worker_retries_total{operation="clickhouse_insert"'),
+      () => metricValue(worker.metricsUrl!, 'worker_retries_total{operation="clickhouse_insert"'),
       (n) => n >= 6,
       60_000,
       'retries',
     )
-    expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(1)
+    expect(await metricValue(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(1)
     expect(await committedTotal(kafka, groupId, topic)).toBe(50)
-    const health = (await (await fetch(`${worker.metricsUrl}/healthz`)).json()) as {
-      clickhouseFailing: boolean
-    }
-    expect(health.clickhouseFailing).toBe(true)
+    // Stalled longer than WORKER_STALL_SECONDS: /healthz says so, with the reason.
+    const health = await waitFor(
+      async () => {
+        const response = await fetch(`${worker.metricsUrl}/healthz`)
+        return {
+          status: response.status,
+          body: (await response.json()) as { clickhouseFailing: boolean; reason?: string },
+        }
+      },
+      (answer) => answer.status === 503,
+      60_000,
+      '/healthz 503',
+    )
+    expect(health.body.clickhouseFailing).toBe(true)
+    expect(health.body.reason).toContain('retrying clickhouse')
+    expect(await metricValue(worker.metricsUrl!, 'worker_stalled')).toBe(1)
 
     await clickhouse.command({ query: `ATTACH TABLE ${database}.conversation_items` })
     await clickhouse.command({ query: `ATTACH TABLE ${database}.conversations` })
@@ -94,7 +106,8 @@ describe('ClickHouse unavailable for a while', () => {
       60_000,
       'commits after the outage',
     )
-    expect(await metric(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(0)
+    expect(await metricValue(worker.metricsUrl!, 'worker_clickhouse_failing')).toBe(0)
+    expect((await fetch(`${worker.metricsUrl}/healthz`)).status).toBe(200)
 
     await expectExactCounts(clickhouse, sent, expect)
   })

@@ -18,6 +18,7 @@ import {
   tableNames,
 } from '../../services/worker/table-rows.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
+import { endOffsets } from '../support/kafka-test-helpers.ts'
 
 // Shared by the worker's integration tests: a temp embedded ClickHouse, worker configuration
 // pointing at throwaway topics, producing events the way the ingress does, and reading tables.
@@ -201,4 +202,16 @@ export async function expectExactCounts(
   expect(rollup?.samples ?? 0, 'rollup e2e samples').toBe(
     expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
   )
+}
+
+/** The value of the first series of a worker's /metrics that starts with `series` (0 when absent). */
+export async function metricValue(metricsUrl: string, series: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text()
+  const line = text.split('\n').find((candidate) => candidate.startsWith(series))
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0
+}
+
+/** Messages in a topic over all partitions (e.g. a DLQ that must stay empty). */
+export async function topicMessageCount(kafka: Kafka, topic: string): Promise<number> {
+  return [...(await endOffsets(kafka, topic)).values()].reduce((sum, offset) => sum + Number(offset), 0)
 }

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  committedTotal,
+  connectedProducer,
+  database,
+  embeddedClickHouse,
+  expectExactCounts,
+  expectedRows,
+  metricValue,
+  produceEvents,
+  queryRows,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  topicMessageCount,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// ClickHouse refusing a write, for each class of clickhouse-errors.ts that is not transient
+// (transient: clickhouse-outage.integration.test.ts), on real embedded chDB:
+// - shape: a backfill spread over more months than one insert may touch
+//   (max_partitions_per_insert_block, 100) is split by partition and stored whole, nothing
+//   dead-lettered;
+// - data: a message ClickHouse refuses (a CHECK constraint of this test's table) goes to the DLQ,
+//   its neighbours in the same write are stored.
+describe('a write ClickHouse refuses for its shape', () => {
+  const data = tempDataDir('worker-shape')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let topic: string
+  let groupId: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-shape', 1)
+    groupId = `va-test-worker-shape-${topic}`
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('splits a backfill over 150 months by partition: every row stored, nothing dead-lettered', async () => {
+    // One conversation a month for 150 months, all in the topic before the worker starts: they
+    // arrive in one fetch and one write that touches 150 partitions of every table.
+    const events = generateConversations({
+      count: 150,
+      seed: 41,
+      historyItems: 4,
+      from: '2012-01-15T00:00:00Z',
+      spanHours: 150 * 730,
+    })
+    const sent = await produceEvents(producer, codec, topic, events)
+    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
+      clickhouse,
+      backoff: { baseMs: 100, maxMs: 800 },
+    })
+    await waitFor(
+      () => committedTotal(kafka, groupId, topic),
+      (n) => n === events.length,
+      120_000,
+      'commits of the backfill',
+    )
+    await expectExactCounts(clickhouse, sent, expect)
+    const [months] = await queryRows<{ n: number }>(
+      clickhouse,
+      `SELECT uniqExact(toYYYYMM(event_time)) AS n FROM ${database}.conversations`,
+    )
+    expect(Number(months?.n)).toBeGreaterThan(100)
+    expect(
+      await metricValue(worker.metricsUrl!, 'worker_clickhouse_write_splits_total{reason="shape"'),
+    ).toBeGreaterThan(0)
+    expect(
+      await metricValue(worker.metricsUrl!, 'worker_messages_consumed_total{outcome="dead_lettered"'),
+    ).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+  })
+})
+
+describe('a write ClickHouse refuses for the data of one message', () => {
+  const data = tempDataDir('worker-data-refusal')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let topic: string
+  let groupId: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-data-refusal', 1)
+    groupId = `va-test-worker-data-${topic}`
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    await runMigrations(clickhouse, database)
+    // A rule of this test's ClickHouse that one conversation breaks: ClickHouse refuses it (469).
+    await clickhouse.command({
+      query: `ALTER TABLE ${database}.conversations ADD CONSTRAINT refuse_marked CHECK agent_name != 'refuse-me'`,
+    })
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('dead-letters that message alone and stores its neighbours', async () => {
+    const events = generateConversations({ count: 30, seed: 43, historyItems: 4 })
+    const refused = events[13]!
+    refused.data.agent_name = 'refuse-me'
+    const sent = await produceEvents(producer, codec, topic, events)
+    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
+      clickhouse,
+      backoff: { baseMs: 100, maxMs: 800 },
+    })
+    await waitFor(
+      () => committedTotal(kafka, groupId, topic),
+      (n) => n === events.length,
+      120_000,
+      'commits',
+    )
+    const reader = await readTopic(kafka, `${topic}.dlq`)
+    try {
+      const dead = await reader.waitFor((messages) => messages.length >= 1, 60_000)
+      expect(dead).toHaveLength(1)
+      expect(dead[0]!.key?.toString()).toBe(refused.data.session_id)
+      expect(dead[0]!.headers!['va-error-reason']!.toString()).toBe('rejected_by_clickhouse')
+      expect(dead[0]!.headers!['va-error-message']!.toString()).toContain('refuse_marked')
+    } finally {
+      await reader.stop()
+    }
+    const stored = await queryRows<{ session_id: string }>(
+      clickhouse,
+      `SELECT session_id FROM ${database}.conversations FINAL ORDER BY session_id`,
+    )
+    expect(stored.map((row) => row.session_id)).toEqual(
+      events
+        .filter((event) => event !== refused)
+        .map((event) => event.data.session_id)
+        .sort(),
+    )
+    // The neighbours' items are all there. (The refused message's items may be stored too: the
+    // tables are separate inserts, and only the conversations table refuses it; its DLQ copy is
+    // what a replay restores.)
+    const neighbours = sent.filter(({ event }) => event !== refused)
+    const [items] = await queryRows<{ n: number }>(
+      clickhouse,
+      `SELECT count() AS n FROM ${database}.conversation_items FINAL WHERE session_id != '${refused.data.session_id}'`,
+    )
+    expect(Number(items?.n)).toBe(expectedRows(neighbours).conversation_items.length)
+  })
+})

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { schemaRegistryUrl } from '../stack/servers.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import { type SwitchableHttpProxy, startSwitchableHttpProxy } from '../support/switchable-http-proxy.ts'
+import {
+  committedTotal,
+  connectedProducer,
+  embeddedClickHouse,
+  expectExactCounts,
+  metricValue,
+  produceEvents,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  topicMessageCount,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// The worker reaches the real registry through a switchable pass-through: first every request is
+// answered 404 (a gateway, a wrong path, an empty registry), then connections drop (registry
+// down), then requests pass. While the registry cannot answer, nothing is dead-lettered and
+// nothing committed, the worker says it is stalled (/healthz 503 with the reason, worker_stalled,
+// worker_schema_registry_failing); once it answers, every message is stored exactly once.
+describe('schema registry answering 404 or down at the worker', () => {
+  const data = tempDataDir('worker-registry')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let proxy: SwitchableHttpProxy
+  let topic: string
+  let groupId: string
+  let sent: Sent[]
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-registry', 2)
+    groupId = `va-test-worker-registry-${topic}`
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    proxy = await startSwitchableHttpProxy(schemaRegistryUrl())
+    proxy.mode = 'not_found'
+    sent = await produceEvents(
+      producer,
+      codec,
+      topic,
+      generateConversations({ count: 40, seed: 53, historyItems: 6 }),
+    )
+    worker = await startWorker(
+      workerConfig(topic, data.dir, {
+        WORKER_GROUP_ID: groupId,
+        SCHEMA_REGISTRY_URL: proxy.url,
+        WORKER_STALL_SECONDS: '1',
+      }),
+      testLogger(),
+      { clickhouse, backoff: { baseMs: 100, maxMs: 500 } },
+    )
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await proxy?.close()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('404 everywhere: retried, nothing dead-lettered or committed, /healthz 503 with the reason', async () => {
+    const url = worker.metricsUrl!
+    await waitFor(
+      () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
+      (n) => n >= 3,
+      60_000,
+      'registry retries',
+    )
+    const health = await waitFor(
+      async () => {
+        const response = await fetch(`${url}/healthz`)
+        return { status: response.status, body: (await response.json()) as { reason?: string } }
+      },
+      (answer) => answer.status === 503,
+      60_000,
+      '/healthz 503',
+    )
+    expect(health.body.reason).toContain('schema_registry')
+    expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(1)
+    expect(await metricValue(url, 'worker_stalled')).toBe(1)
+    expect(proxy.seen.not_found).toBeGreaterThan(0)
+    expect(proxy.seen.pass).toBe(0)
+    expect(await committedTotal(kafka, groupId, topic)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+  })
+
+  it('down: still retried, nothing dead-lettered or committed', async () => {
+    const url = worker.metricsUrl!
+    proxy.mode = 'down'
+    const before = await metricValue(url, 'worker_retries_total{operation="schema_registry"')
+    await waitFor(
+      () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
+      (n) => n >= before + 3 && proxy.seen.down > 0,
+      60_000,
+      'registry retries while down',
+    )
+    expect(await committedTotal(kafka, groupId, topic)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+  })
+
+  it('answering again: every message stored exactly once, nothing dead-lettered, healthy again', async () => {
+    const url = worker.metricsUrl!
+    proxy.mode = 'pass'
+    await waitFor(
+      () => committedTotal(kafka, groupId, topic),
+      (n) => n === sent.length,
+      120_000,
+      'commits once the registry answers',
+    )
+    await expectExactCounts(clickhouse, sent, expect)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+    expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(0)
+    const health = await waitFor(
+      async () => (await fetch(`${url}/healthz`)).status,
+      (status) => status === 200,
+      30_000,
+      '/healthz 200',
+    )
+    expect(health).toBe(200)
+    expect(await metricValue(url, 'worker_stalled')).toBe(0)
+  })
+})
+
+// The real Apicurio at a wrong path (its root, without /apis/ccompat/v7): every lookup is a 404.
+// Nothing is dead-lettered or committed; a worker started again with the right path stores every
+// message exactly once.
+describe('SCHEMA_REGISTRY_URL with a wrong path on the real registry', () => {
+  const data = tempDataDir('worker-registry-path')
+  let kafka: Kafka
+  let producer: Producer
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker | undefined
+  let topic: string
+  let groupId: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-registry-path', 2)
+    groupId = `va-test-worker-registry-path-${topic}`
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('waits instead of dead-lettering, and stores everything once the path is right', async () => {
+    const codec = await testCodec()
+    const sent = await produceEvents(
+      producer,
+      codec,
+      topic,
+      generateConversations({ count: 30, seed: 59, historyItems: 5 }),
+    )
+    const rightUrl = schemaRegistryUrl()
+    const wrongUrl = new URL(rightUrl).origin
+    expect(wrongUrl).not.toBe(rightUrl)
+    const config = (url: string) =>
+      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, SCHEMA_REGISTRY_URL: url })
+    const options = { clickhouse, backoff: { baseMs: 100, maxMs: 500 } }
+
+    worker = await startWorker(config(wrongUrl), testLogger(), options)
+    const url = worker.metricsUrl!
+    await waitFor(
+      () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
+      (n) => n >= 3,
+      60_000,
+      'registry retries',
+    )
+    expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(1)
+    expect(await committedTotal(kafka, groupId, topic)).toBe(0)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+    await worker.stop()
+    worker = undefined
+
+    worker = await startWorker(config(rightUrl), testLogger(), options)
+    await waitFor(
+      () => committedTotal(kafka, groupId, topic),
+      (n) => n === sent.length,
+      120_000,
+      'commits with the right path',
+    )
+    await expectExactCounts(clickhouse, sent, expect)
+    expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
+  })
+})
