@@ -8,12 +8,12 @@ import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
-  database,
   embeddedClickHouse,
   expectExactCounts,
+  metricSum,
   produceEvents,
-  queryRows,
   type Sent,
+  storedConversations,
   tempDataDir,
   testCodec,
   waitFor,
@@ -52,18 +52,6 @@ function spawnWorker(env: Record<string, string>): WorkerProcess {
   metricsUrl.catch(() => {})
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return { child, metricsUrl, exited }
-}
-
-async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
-  try {
-    const text = await (await fetch(`${metricsUrl}/metrics`)).text()
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith(prefix))
-      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
-  } catch {
-    return 0
-  }
 }
 
 describe('SIGKILL in the middle of batches', () => {
@@ -147,11 +135,7 @@ describe('SIGKILL in the middle of batches', () => {
     const clickhouse = embeddedClickHouse(data.dir)
     try {
       await expectExactCounts(clickhouse, sent, expect)
-      const [distinct] = await queryRows<{ rows: number; sessions: number }>(
-        clickhouse,
-        `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,
-      )
-      expect(distinct).toEqual({ rows: total, sessions: total })
+      expect(await storedConversations(clickhouse)).toEqual({ rows: total, sessions: total })
     } finally {
       await clickhouse.close()
     }

@@ -10,7 +10,14 @@ import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-r
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { createLogger } from '../../services/core/logger.ts'
+import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import {
+  createDomainMetrics,
+  latencyMetrics,
+  newConversations,
+  recordConversations,
+} from '../../services/worker/domain-metrics.ts'
 import {
   emptyTableRows,
   type TableName,
@@ -201,4 +208,65 @@ export async function expectExactCounts(
   expect(rollup?.samples ?? 0, 'rollup e2e samples').toBe(
     expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
   )
+}
+
+/** The sum of every series of a metric (name prefix, e.g. `worker_rows_inserted_total{`) at a /metrics URL; 0 when unreachable. */
+export async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text()
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(prefix))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+  } catch {
+    return 0
+  }
+}
+
+/** The sum of every series of one metric in in-process registries (a histogram: its observations). */
+export async function registrySum(registries: readonly Registry[], name: string): Promise<number> {
+  let sum = 0
+  for (const registry of registries) {
+    const metric = registry.getSingleMetric(name)
+    if (!metric) continue
+    // A histogram's series name their metric (buckets, _sum, _count); a counter's do not.
+    for (const value of (await metric.get()).values as { value: number; metricName?: string }[])
+      if (value.metricName === undefined || value.metricName === `${name}_count`) sum += value.value
+  }
+  return sum
+}
+
+export const domainMetricNames = [
+  'voice_conversations_total',
+  'voice_failed_rooms_total',
+  'voice_test_results_total',
+  'voice_campaign_conversations_total',
+  ...Object.values(latencyMetrics),
+] as const
+
+/** Each domain metric's total over the workers' registries (labels summed away). */
+export async function domainTotals(registries: readonly Registry[]): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {}
+  for (const name of domainMetricNames) totals[name] = await registrySum(registries, name)
+  return totals
+}
+
+/** The domain metrics' totals when every conversation of `sent` is counted exactly once. */
+export async function expectedDomainTotals(sent: readonly Sent[]): Promise<Record<string, number>> {
+  const registry = createMetricsRegistry('expected')
+  const metrics = createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1000, valueLimit: 1000 })
+  const once = newConversations(expectedRows(sent), new Set())
+  recordConversations(metrics, once.conversations, once.items)
+  return domainTotals([registry])
+}
+
+/** Rows and distinct sessions in `conversations` (FINAL): equal when no conversation is stored twice. */
+export async function storedConversations(
+  client: ClickHouseClient,
+): Promise<{ rows: number; sessions: number }> {
+  const [row] = await queryRows<{ rows: number; sessions: number }>(
+    client,
+    `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,
+  )
+  return { rows: Number(row?.rows ?? 0), sessions: Number(row?.sessions ?? 0) }
 }
