@@ -223,15 +223,30 @@ export async function metricSum(metricsUrl: string, prefix: string): Promise<num
   }
 }
 
-/** The sum of every series of one metric in in-process registries (a histogram: its observations). */
-export async function registrySum(registries: readonly Registry[], name: string): Promise<number> {
+/**
+ * The sum of the series of one metric in in-process registries (a histogram: its observations),
+ * optionally only those with the given labels.
+ */
+export async function registrySum(
+  registries: readonly Registry[],
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   let sum = 0
   for (const registry of registries) {
     const metric = registry.getSingleMetric(name)
     if (!metric) continue
-    // A histogram's series name their metric (buckets, _sum, _count); a counter's do not.
-    for (const value of (await metric.get()).values as { value: number; metricName?: string }[])
-      if (value.metricName === undefined || value.metricName === `${name}_count`) sum += value.value
+    const series = (await metric.get()).values as {
+      value: number
+      metricName?: string
+      labels: Record<string, unknown>
+    }[]
+    for (const value of series) {
+      // A histogram's series name their metric (buckets, _sum, _count); a counter's do not.
+      if (value.metricName !== undefined && value.metricName !== `${name}_count`) continue
+      if (Object.entries(labels).every(([label, wanted]) => value.labels[label] === wanted))
+        sum += value.value
+    }
   }
   return sum
 }
