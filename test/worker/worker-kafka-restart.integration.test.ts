@@ -13,13 +13,11 @@ import {
   committedTotal,
   connectedProducer,
   domainTotals,
-  embeddedClickHouse,
-  expectExactCounts,
   expectedDomainTotals,
+  expectStoredExactlyOnce,
   produceEvents,
   registrySum,
   type Sent,
-  storedConversations,
   tempDataDir,
   testCodec,
   testLogger,
@@ -107,13 +105,7 @@ describe('Kafka broker restarted under the worker', () => {
 
     await worker.stop()
     worker = undefined
-    const clickhouse = embeddedClickHouse(data.dir)
-    try {
-      await expectExactCounts(clickhouse, sent, expect)
-      expect(await storedConversations(clickhouse)).toEqual({ rows: total, sessions: total })
-    } finally {
-      await clickhouse.close()
-    }
+    await expectStoredExactlyOnce(data.dir, sent, expect)
     expect(await registrySum([registry], 'worker_dead_letter_total')).toBe(0)
     expect(await domainTotals([registry])).toEqual(await expectedDomainTotals(sent))
   }, 600_000)

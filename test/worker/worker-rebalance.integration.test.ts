@@ -11,13 +11,11 @@ import {
   committedTotal,
   connectedProducer,
   domainTotals,
-  embeddedClickHouse,
-  expectExactCounts,
   expectedDomainTotals,
+  expectStoredExactlyOnce,
   produceEvents,
   registrySum,
   type Sent,
-  storedConversations,
   tempDataDir,
   testCodec,
   testLogger,
@@ -119,13 +117,7 @@ describe('two workers in one consumer group, one joining and one leaving mid-str
     )
     await stop(second)
 
-    const clickhouse = embeddedClickHouse(data.dir)
-    try {
-      await expectExactCounts(clickhouse, sent, expect)
-      expect(await storedConversations(clickhouse)).toEqual({ rows: total, sessions: total })
-    } finally {
-      await clickhouse.close()
-    }
+    await expectStoredExactlyOnce(data.dir, sent, expect)
     // Both workers stored a share; together they counted each conversation once.
     for (const registry of registries) expect(await rowsStoredBy(registry)()).toBeGreaterThan(0)
     const counted = await domainTotals(registries)

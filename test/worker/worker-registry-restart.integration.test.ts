@@ -12,13 +12,11 @@ import {
   committedTotal,
   connectedProducer,
   domainTotals,
-  embeddedClickHouse,
-  expectExactCounts,
   expectedDomainTotals,
+  expectStoredExactlyOnce,
   produceEvents,
   registrySum,
   type Sent,
-  storedConversations,
   tempDataDir,
   testCodec,
   testLogger,
@@ -119,13 +117,7 @@ describe('schema registry restarted under the worker', () => {
 
     await worker!.stop()
     worker = undefined
-    const clickhouse = embeddedClickHouse(data.dir)
-    try {
-      await expectExactCounts(clickhouse, sent, expect)
-      expect(await storedConversations(clickhouse)).toEqual({ rows: total, sessions: total })
-    } finally {
-      await clickhouse.close()
-    }
+    await expectStoredExactlyOnce(data.dir, sent, expect)
     expect(await domainTotals([registry])).toEqual(await expectedDomainTotals(sent))
   })
 })

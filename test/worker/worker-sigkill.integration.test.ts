@@ -8,12 +8,10 @@ import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
-  embeddedClickHouse,
-  expectExactCounts,
+  expectStoredExactlyOnce,
   metricSum,
   produceEvents,
   type Sent,
-  storedConversations,
   tempDataDir,
   testCodec,
   waitFor,
@@ -132,12 +130,6 @@ describe('SIGKILL in the middle of batches', () => {
     expect(await running.exited).toBe(0)
     running = undefined
 
-    const clickhouse = embeddedClickHouse(data.dir)
-    try {
-      await expectExactCounts(clickhouse, sent, expect)
-      expect(await storedConversations(clickhouse)).toEqual({ rows: total, sessions: total })
-    } finally {
-      await clickhouse.close()
-    }
+    await expectStoredExactlyOnce(data.dir, sent, expect)
   }, 600_000)
 })

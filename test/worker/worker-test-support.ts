@@ -285,3 +285,28 @@ export async function storedConversations(
   )
   return { rows: Number(row?.rows ?? 0), sessions: Number(row?.sessions ?? 0) }
 }
+
+/**
+ * After the workers stopped: every table (FINAL) holds exactly what the transform makes of `sent`,
+ * and no conversation is stored twice (under two keys). Opens the data directory for the check.
+ */
+export async function expectStoredExactlyOnce(
+  dataDir: string,
+  sent: readonly Sent[],
+  expect: (
+    actual: unknown,
+    what?: string,
+  ) => { toBe: (expected: number) => void; toEqual: (expected: unknown) => void },
+): Promise<void> {
+  const sessions = new Set(sent.map(({ event }) => event.data.session_id)).size
+  const clickhouse = embeddedClickHouse(dataDir)
+  try {
+    await expectExactCounts(clickhouse, sent, expect)
+    expect(await storedConversations(clickhouse), 'conversations stored').toEqual({
+      rows: sessions,
+      sessions,
+    })
+  } finally {
+    await clickhouse.close()
+  }
+}
