@@ -4,9 +4,11 @@ import { createServer, type Server, Socket } from 'node:net'
 // registry) that a test can switch off and on. While down, the server is gone from the client's
 // point of view: new connections are refused (nothing listens) or reset as they open, and the
 // connections already open are cut, so a client's keep-alive sockets cannot hide the outage.
-// An HTTP server behind it can also seem to restart behind a gateway: every request is answered
-// with one status (a 503, or the 404 a gateway gives while no backend route exists).
-export type ProxyFault = 'refuse' | 'reset' | { httpStatus: number }
+// Or the server hangs: connections are accepted and never answered (a blackholed network, a
+// process frozen in a pause), and those stay hung after `up()`, as such connections do. An HTTP
+// server behind it can also seem to restart behind a gateway: every request is answered with one
+// status (a 503, or the 404 a gateway gives while no backend route exists).
+export type ProxyFault = 'refuse' | 'reset' | 'hang' | { httpStatus: number }
 
 export interface TcpFaultProxy {
   /** The proxy's own port on 127.0.0.1 (stays the same across down/up). */
@@ -49,12 +51,19 @@ const closed = (server: Server) =>
 
 export async function createTcpFaultProxy(target: { host: string; port: number }): Promise<TcpFaultProxy> {
   const open = new Set<Socket>()
+  const hung = new Set<Socket>()
   let mode: 'pass' | ProxyFault = 'pass'
   let passedConnections = 0
 
   const server = createServer((client) => {
     if (typeof mode === 'object') {
       answerEveryRequest(client, mode.httpStatus)
+      return
+    }
+    if (mode === 'hang') {
+      hung.add(client)
+      client.on('error', () => client.destroy())
+      client.on('close', () => hung.delete(client))
       return
     }
     if (mode !== 'pass') {
@@ -84,6 +93,12 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     for (const socket of open) socket.resetAndDestroy()
     open.clear()
   }
+  // A hung connection outlives `up()`, but not a next fault (and the listener cannot close
+  // while one is open).
+  const cutHungConnections = () => {
+    for (const socket of hung) socket.resetAndDestroy()
+    hung.clear()
+  }
 
   return {
     port,
@@ -93,6 +108,7 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     async down(fault) {
       mode = fault
       cutOpenConnections()
+      cutHungConnections()
       if (mode === 'refuse') await closed(server)
       else if (!server.listening) await listen(server, port)
     },
@@ -102,6 +118,7 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     },
     async close() {
       cutOpenConnections()
+      cutHungConnections()
       await closed(server)
     },
   }

@@ -66,6 +66,32 @@ describe('tcp-fault-proxy', () => {
     await expect(exchange(proxy.port, 'lost')).rejects.toMatchObject({ code: 'ECONNRESET' })
   })
 
+  it('accepts and never answers while down with hang, and the hung connection stays hung after up', async () => {
+    await proxy.down('hang')
+    const hung = await connect(proxy.port)
+    let received = ''
+    hung.on('data', (chunk: Buffer) => {
+      received += chunk.toString()
+    })
+    hung.write('anyone there?')
+    await proxy.up()
+    // A new connection is echoed; by then the hung one would have been too, were it passed on.
+    expect(await exchange(proxy.port, 'after the hang')).toBe('after the hang')
+    expect(received).toBe('')
+    expect(hung.destroyed).toBe(false)
+    hung.destroy()
+  })
+
+  it('cuts a hung connection at the next fault, so it can stop listening', async () => {
+    await proxy.down('hang')
+    const hung = await connect(proxy.port)
+    hung.on('error', () => {})
+    const closed = new Promise((resolve) => hung.once('close', resolve))
+    await proxy.down('refuse')
+    await closed
+    await expect(connect(proxy.port)).rejects.toMatchObject({ code: 'ECONNREFUSED' })
+  })
+
   it('answers every request with the given HTTP status', async () => {
     await proxy.down({ httpStatus: 404 })
     const answer = await exchange(
