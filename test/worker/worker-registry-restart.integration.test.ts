@@ -28,10 +28,10 @@ import {
 // messages arriving (a fresh worker on a fresh topic: its schema cache is empty): first hanging
 // (connections accepted, never answered), then refusing connections, then accepting and dropping
 // them, then answering 503 and 404 from a gateway in front of it (as an ingress does while no
-// backend is up), and comes back. The worker reaches the real
-// registry through a switchable TCP pass-through (a fault injector). Registry trouble is not
-// poison: nothing may be dead-lettered or committed while it lasts, and once the registry answers
-// the worker resumes by itself and stores everything exactly once.
+// backend is up), and comes back. The worker reaches the real registry through a switchable TCP
+// pass-through (a fault injector). Registry trouble is not poison: nothing may be dead-lettered
+// or committed while it lasts, and once the registry answers the worker resumes by itself and
+// stores everything exactly once.
 const total = 300
 
 describe('schema registry restarted under the worker', () => {
