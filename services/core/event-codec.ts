@@ -12,10 +12,28 @@ export interface EventCodec {
   decode(value: Buffer): Promise<AvroRecord>
 }
 
-export function createSchemaRegistry(url: string): SchemaRegistry {
+/**
+ * How long one registry request may take. The client sets no timeout of its own: a registry that
+ * accepts and never answers (a frozen process, a blackholed network) would hold a decode, and the
+ * worker's batch and shutdown with it, forever. A request timed out is a failure like any other
+ * network error (retried by the client, then by the worker).
+ */
+export const registryRequestTimeoutMs = 10_000
+
+export function createSchemaRegistry(
+  url: string,
+  requestTimeoutMs = registryRequestTimeoutMs,
+): SchemaRegistry {
   return new SchemaRegistry({
     host: url,
     retry: { retries: 2, initialRetryTimeInSecs: 0.2, maxRetryTimeInSecs: 2 },
+    middlewares: [
+      () => ({
+        async prepareRequest(next) {
+          return (await next()).enhance({ timeout: requestTimeoutMs })
+        },
+      }),
+    ],
   })
 }
 

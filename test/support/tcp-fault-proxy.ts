@@ -4,7 +4,11 @@ import { createServer, type Server, Socket } from 'node:net'
 // registry) that a test can switch off and on. While down, the server is gone from the client's
 // point of view: new connections are refused (nothing listens) or reset as they open, and the
 // connections already open are cut, so a client's keep-alive sockets cannot hide the outage.
-export type ProxyFault = 'refuse' | 'reset'
+// Or the server hangs: connections are accepted and never answered (a blackholed network, a
+// process frozen in a pause), and those stay hung after `up()`, as such connections do. An HTTP
+// server behind it can also seem to restart behind a gateway: every request is answered with one
+// status (a 503, or the 404 a gateway gives while no backend route exists).
+export type ProxyFault = 'refuse' | 'reset' | 'hang' | { httpStatus: number }
 
 export interface TcpFaultProxy {
   /** The proxy's own port on 127.0.0.1 (stays the same across down/up). */
@@ -27,15 +31,41 @@ function listen(server: Server, port: number): Promise<number> {
   })
 }
 
+/** Answers each request head read on the socket with `status` and closes the connection. */
+function answerEveryRequest(client: Socket, status: number): void {
+  let head = ''
+  client.on('error', () => client.destroy())
+  client.on('data', (chunk: Buffer) => {
+    head += chunk.toString('latin1')
+    if (!head.includes('\r\n\r\n')) return
+    const body = `fault injected: ${status}`
+    client.end(
+      `HTTP/1.1 ${status} Fault\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    )
+  })
+}
+
 const closed = (server: Server) =>
   new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))
 
 export async function createTcpFaultProxy(target: { host: string; port: number }): Promise<TcpFaultProxy> {
   const open = new Set<Socket>()
+  const hung = new Set<Socket>()
   let mode: 'pass' | ProxyFault = 'pass'
   let passedConnections = 0
 
   const server = createServer((client) => {
+    if (typeof mode === 'object') {
+      answerEveryRequest(client, mode.httpStatus)
+      return
+    }
+    if (mode === 'hang') {
+      hung.add(client)
+      client.on('error', () => client.destroy())
+      client.on('close', () => hung.delete(client))
+      return
+    }
     if (mode !== 'pass') {
       client.resetAndDestroy()
       return
@@ -63,6 +93,12 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     for (const socket of open) socket.resetAndDestroy()
     open.clear()
   }
+  // A hung connection outlives `up()`, but not a next fault (and the listener cannot close
+  // while one is open).
+  const cutHungConnections = () => {
+    for (const socket of hung) socket.resetAndDestroy()
+    hung.clear()
+  }
 
   return {
     port,
@@ -72,7 +108,8 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     async down(fault) {
       mode = fault
       cutOpenConnections()
-      if (fault === 'refuse') await closed(server)
+      cutHungConnections()
+      if (mode === 'refuse') await closed(server)
       else if (!server.listening) await listen(server, port)
     },
     async up() {
@@ -81,6 +118,7 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     },
     async close() {
       cutOpenConnections()
+      cutHungConnections()
       await closed(server)
     },
   }

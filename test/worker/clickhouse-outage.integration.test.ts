@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import type { EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
@@ -9,11 +10,14 @@ import {
   committedTotal,
   connectedProducer,
   database,
+  domainTotals,
   embeddedClickHouse,
   expectExactCounts,
+  expectedDomainTotals,
   metricValue,
   produceEvents,
   type Sent,
+  storedConversations,
   tempDataDir,
   testCodec,
   testLogger,
@@ -34,6 +38,7 @@ describe('ClickHouse unavailable for a while', () => {
   let worker: RunningWorker
   let topic: string
   let groupId: string
+  const registry = createMetricsRegistry('worker')
   const sent: Sent[] = []
 
   beforeAll(async () => {
@@ -48,6 +53,7 @@ describe('ClickHouse unavailable for a while', () => {
       testLogger(),
       {
         clickhouse,
+        registry,
         backoff: { baseMs: 100, maxMs: 800 },
       },
     )
@@ -110,5 +116,8 @@ describe('ClickHouse unavailable for a while', () => {
     expect((await fetch(`${worker.metricsUrl}/healthz`)).status).toBe(200)
 
     await expectExactCounts(clickhouse, sent, expect)
+    // The retried writes stored and counted each conversation once.
+    expect(await storedConversations(clickhouse)).toEqual({ rows: 150, sessions: 150 })
+    expect(await domainTotals([registry])).toEqual(await expectedDomainTotals(sent))
   })
 })

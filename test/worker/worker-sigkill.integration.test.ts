@@ -8,11 +8,9 @@ import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
-  database,
-  embeddedClickHouse,
-  expectExactCounts,
+  expectStoredExactlyOnce,
+  metricSum,
   produceEvents,
-  queryRows,
   type Sent,
   tempDataDir,
   testCodec,
@@ -52,18 +50,6 @@ function spawnWorker(env: Record<string, string>): WorkerProcess {
   metricsUrl.catch(() => {})
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return { child, metricsUrl, exited }
-}
-
-async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
-  try {
-    const text = await (await fetch(`${metricsUrl}/metrics`)).text()
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith(prefix))
-      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
-  } catch {
-    return 0
-  }
 }
 
 describe('SIGKILL in the middle of batches', () => {
@@ -144,16 +130,6 @@ describe('SIGKILL in the middle of batches', () => {
     expect(await running.exited).toBe(0)
     running = undefined
 
-    const clickhouse = embeddedClickHouse(data.dir)
-    try {
-      await expectExactCounts(clickhouse, sent, expect)
-      const [distinct] = await queryRows<{ rows: number; sessions: number }>(
-        clickhouse,
-        `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,
-      )
-      expect(distinct).toEqual({ rows: total, sessions: total })
-    } finally {
-      await clickhouse.close()
-    }
+    await expectStoredExactlyOnce(data.dir, sent, expect)
   }, 600_000)
 })

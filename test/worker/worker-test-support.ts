@@ -10,7 +10,14 @@ import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-r
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { createLogger } from '../../services/core/logger.ts'
+import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import {
+  createDomainMetrics,
+  latencyMetrics,
+  newConversations,
+  recordConversations,
+} from '../../services/worker/domain-metrics.ts'
 import {
   emptyTableRows,
   type TableName,
@@ -214,4 +221,105 @@ export async function metricValue(metricsUrl: string, series: string): Promise<n
 /** Messages in a topic over all partitions (e.g. a DLQ that must stay empty). */
 export async function topicMessageCount(kafka: Kafka, topic: string): Promise<number> {
   return [...(await endOffsets(kafka, topic)).values()].reduce((sum, offset) => sum + Number(offset), 0)
+}
+
+/** The sum of every series of a metric (name prefix, e.g. `worker_rows_inserted_total{`) at a /metrics URL; 0 when unreachable. */
+export async function metricSum(metricsUrl: string, prefix: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text()
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(prefix))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * The sum of the series of one metric in in-process registries (a histogram: its observations),
+ * optionally only those with the given labels.
+ */
+export async function registrySum(
+  registries: readonly Registry[],
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  let sum = 0
+  for (const registry of registries) {
+    const metric = registry.getSingleMetric(name)
+    if (!metric) continue
+    const series = (await metric.get()).values as {
+      value: number
+      metricName?: string
+      labels: Record<string, unknown>
+    }[]
+    for (const value of series) {
+      // A histogram's series name their metric (buckets, _sum, _count); a counter's do not.
+      if (value.metricName !== undefined && value.metricName !== `${name}_count`) continue
+      if (Object.entries(labels).every(([label, wanted]) => value.labels[label] === wanted))
+        sum += value.value
+    }
+  }
+  return sum
+}
+
+export const domainMetricNames = [
+  'voice_conversations_total',
+  'voice_failed_rooms_total',
+  'voice_test_results_total',
+  'voice_campaign_conversations_total',
+  ...Object.values(latencyMetrics),
+] as const
+
+/** Each domain metric's total over the workers' registries (labels summed away). */
+export async function domainTotals(registries: readonly Registry[]): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {}
+  for (const name of domainMetricNames) totals[name] = await registrySum(registries, name)
+  return totals
+}
+
+/** The domain metrics' totals when every conversation of `sent` is counted exactly once. */
+export async function expectedDomainTotals(sent: readonly Sent[]): Promise<Record<string, number>> {
+  const registry = createMetricsRegistry('expected')
+  const metrics = createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1000, valueLimit: 1000 })
+  const once = newConversations(expectedRows(sent), new Set())
+  recordConversations(metrics, once.conversations, once.items)
+  return domainTotals([registry])
+}
+
+/** Rows and distinct sessions in `conversations` (FINAL): equal when no conversation is stored twice. */
+export async function storedConversations(
+  client: ClickHouseClient,
+): Promise<{ rows: number; sessions: number }> {
+  const [row] = await queryRows<{ rows: number; sessions: number }>(
+    client,
+    `SELECT count() AS rows, uniqExact(session_id) AS sessions FROM ${database}.conversations FINAL`,
+  )
+  return { rows: Number(row?.rows ?? 0), sessions: Number(row?.sessions ?? 0) }
+}
+
+/**
+ * After the workers stopped: every table (FINAL) holds exactly what the transform makes of `sent`,
+ * and no conversation is stored twice (under two keys). Opens the data directory for the check.
+ */
+export async function expectStoredExactlyOnce(
+  dataDir: string,
+  sent: readonly Sent[],
+  expect: (
+    actual: unknown,
+    what?: string,
+  ) => { toBe: (expected: number) => void; toEqual: (expected: unknown) => void },
+): Promise<void> {
+  const sessions = new Set(sent.map(({ event }) => event.data.session_id)).size
+  const clickhouse = embeddedClickHouse(dataDir)
+  try {
+    await expectExactCounts(clickhouse, sent, expect)
+    expect(await storedConversations(clickhouse), 'conversations stored').toEqual({
+      rows: sessions,
+      sessions,
+    })
+  } finally {
+    await clickhouse.close()
+  }
 }

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Config } from '../../services/core/env.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { createKafka, ensureTopics, type Kafka, type Producer } from '../../services/core/kafka.ts'
+import { createLogger } from '../../services/core/logger.ts'
+import { createMetricsRegistry } from '../../services/core/metrics.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
+import {
+  committedTotal,
+  connectedProducer,
+  domainTotals,
+  expectedDomainTotals,
+  expectStoredExactlyOnce,
+  produceEvents,
+  registrySum,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// The Kafka broker stops under a running worker while batches are between receipt and commit,
+// stays away for a while, and starts again (same data, same port: a broker restart). The worker
+// must come back by itself, with nothing lost and nothing stored or counted twice. The broker is
+// the test's own (the shared one is never stopped); schemas come from the shared registry, which
+// holds them by subject.
+const total = 3_000
+const beforeRestart = 2_000
+
+describe('Kafka broker restarted under the worker', () => {
+  const data = tempDataDir('worker-kafka-restart')
+  const registry = createMetricsRegistry('worker')
+  let broker: PrivateKafka
+  let kafka: Kafka
+  let producer: Producer | undefined
+  let codec: EventCodec
+  let config: Config
+  let worker: RunningWorker | undefined
+  const topic = `test.worker-kafka-restart.${randomUUID()}`
+  const sent: Sent[] = []
+
+  beforeAll(async () => {
+    broker = await createPrivateKafka()
+    await broker.start()
+    kafka = createKafka({ brokers: broker.brokers, clientId: 'va-test' }, createLogger('test', 'warn'))
+    const admin = kafka.admin()
+    await admin.connect()
+    await ensureTopics(admin, [{ topic, numPartitions: 4 }])
+    await admin.disconnect()
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    config = workerConfig(topic, data.dir, {
+      KAFKA_BROKERS: broker.brokers,
+      WORKER_GROUP_ID: `va-test-worker-kafka-restart-${topic}`,
+      WORKER_SESSION_TIMEOUT_MS: '6000',
+    })
+  }, 300_000)
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await broker?.remove()
+    data.remove()
+  }, 300_000)
+
+  const progress = async () => ({
+    committed: await committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+    inFlight: await registrySum([registry], 'worker_batches_in_flight'),
+    health: await fetch(`${worker!.metricsUrl}/healthz`).then((response) => response.json()),
+  })
+
+  it('resumes by itself after the restart, losing and doubling nothing', async () => {
+    const events = generateConversations({ count: total, seed: 4242, historyItems: 6, spanHours: 2 })
+    sent.push(...(await produceEvents(producer!, codec, topic, events.slice(0, beforeRestart))))
+    worker = await startWorker(config, testLogger(), { registry, backoff: { baseMs: 100, maxMs: 1_000 } })
+
+    // Pull the broker while a batch is between receipt and commit.
+    await waitFor(
+      () => registrySum([registry], 'worker_batches_in_flight'),
+      (n) => n > 0,
+      120_000,
+      'a batch in flight',
+    )
+    const committedAtStop = await committedTotal(kafka, config.WORKER_GROUP_ID, topic)
+    await producer!.disconnect()
+    producer = undefined
+    await broker.stop()
+    // The broker is away long enough for the worker's Kafka retries to run out.
+    await sleep(15_000)
+    await broker.start()
+
+    // New conversations after the restart must flow too.
+    producer = await connectedProducer(kafka)
+    sent.push(...(await produceEvents(producer, codec, topic, events.slice(beforeRestart))))
+    expect(sent).toHaveLength(total)
+    const end = await waitFor(progress, (now) => now.committed === total, 300_000, 'all committed')
+    expect(committedAtStop).toBeLessThan(beforeRestart)
+    expect(end.health).toMatchObject({ healthy: true, consumer: 'running' })
+
+    await worker.stop()
+    worker = undefined
+    await expectStoredExactlyOnce(data.dir, sent, expect)
+    expect(await registrySum([registry], 'worker_dead_letter_total')).toBe(0)
+    expect(await domainTotals([registry])).toEqual(await expectedDomainTotals(sent))
+  }, 600_000)
+})
