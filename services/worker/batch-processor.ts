@@ -6,6 +6,7 @@ import { messageRows } from './batch-rows.ts'
 import type { BatchWriter } from './batch-writer.ts'
 import { deadLetterMessage, type Poison } from './dead-letter.ts'
 import { DependencyError, decodeMessage } from './decode-message.ts'
+import { messagesDigest } from './insert-token.ts'
 import { retryUntil, WorkerStoppingError } from './retry-until.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
 
@@ -98,7 +99,8 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       const rows = messageRows(topic, partition, decoded)
       poison.push(...rows.poison)
       while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
-      const range = { topic, partition, firstOffset, lastOffset }
+      const digest = messagesDigest(rows.entries.map((entry) => entry.message))
+      const range = { topic, partition, firstOffset, lastOffset, digest }
       const written =
         rows.entries.length > 0 ? deps.writer.write(range, rows.entries, heartbeat) : Promise.resolve([])
       written.catch(() => {}) // observed below, in order

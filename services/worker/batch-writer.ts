@@ -3,7 +3,7 @@ import type { BackoffSettings } from './backoff.ts'
 import { type MessageRows, mergeRows } from './batch-rows.ts'
 import { isConfigurationError, isDataError } from './clickhouse-errors.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
-import { insertToken, type OffsetRange } from './insert-token.ts'
+import { insertToken, messagesDigest, type OffsetRange } from './insert-token.ts'
 import { retryUntil } from './retry-until.ts'
 import type { TableRows } from './table-rows.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
@@ -104,7 +104,13 @@ export class BatchWriter {
     const rejected: Rejected[] = []
     for (const entry of entries) {
       const { topic, partition, offset } = entry.delivery
-      const range = { topic, partition, firstOffset: String(offset), lastOffset: String(offset) }
+      const range = {
+        topic,
+        partition,
+        firstOffset: String(offset),
+        lastOffset: String(offset),
+        digest: messagesDigest([entry.message]),
+      }
       try {
         await this.acknowledged(entry.rows, insertToken([range]), keepAlive)
       } catch (error) {
