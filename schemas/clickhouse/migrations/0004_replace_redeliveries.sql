@@ -10,7 +10,8 @@
 --
 -- An engine cannot be altered, so each table is rebuilt: the column is added to the old table, a new
 -- table is created with its structure and the new engine, the rows are copied, the two are exchanged
--- (atomic) and the old one dropped. Every step can run again without harm (a run cut short, or two
+-- (atomic) and the old one dropped. The copy names its own deduplication token: chDB keeps the
+-- token of the session's last insert (the runner's), which would otherwise drop it. Every step can run again without harm (a run cut short, or two
 -- processes migrating at once, copies the same rows again, which FINAL collapses); the last statement
 -- refuses to record the migration unless every table ended with the new engine, so a run that went
 -- wrong is repeated at the next start. Stop the workers while migrating: rows written to a table
@@ -33,7 +34,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (agent_id, event_time, session_id)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.conversations_0004 SELECT * FROM {database}.conversations;
+INSERT INTO {database}.conversations_0004 SELECT * FROM {database}.conversations
+SETTINGS insert_deduplication_token = 'migration-0004-copy-conversations';
 EXCHANGE TABLES {database}.conversations AND {database}.conversations_0004;
 DROP TABLE IF EXISTS {database}.conversations_0004;
 
@@ -44,7 +46,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (agent_id, event_time, session_id, item_index)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.conversation_items_0004 SELECT * FROM {database}.conversation_items;
+INSERT INTO {database}.conversation_items_0004 SELECT * FROM {database}.conversation_items
+SETTINGS insert_deduplication_token = 'migration-0004-copy-conversation_items';
 EXCHANGE TABLES {database}.conversation_items AND {database}.conversation_items_0004;
 DROP TABLE IF EXISTS {database}.conversation_items_0004;
 
@@ -55,7 +58,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (agent_id, event_time, session_id, call_index)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.tool_calls_0004 SELECT * FROM {database}.tool_calls;
+INSERT INTO {database}.tool_calls_0004 SELECT * FROM {database}.tool_calls
+SETTINGS insert_deduplication_token = 'migration-0004-copy-tool_calls';
 EXCHANGE TABLES {database}.tool_calls AND {database}.tool_calls_0004;
 DROP TABLE IF EXISTS {database}.tool_calls_0004;
 
@@ -66,7 +70,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (agent_id, event_time, session_id, item_index)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.handoffs_0004 SELECT * FROM {database}.handoffs;
+INSERT INTO {database}.handoffs_0004 SELECT * FROM {database}.handoffs
+SETTINGS insert_deduplication_token = 'migration-0004-copy-handoffs';
 EXCHANGE TABLES {database}.handoffs AND {database}.handoffs_0004;
 DROP TABLE IF EXISTS {database}.handoffs_0004;
 
@@ -77,7 +82,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (test_run_id, test_id, session_id)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.test_results_0004 SELECT * FROM {database}.test_results;
+INSERT INTO {database}.test_results_0004 SELECT * FROM {database}.test_results
+SETTINGS insert_deduplication_token = 'migration-0004-copy-test_results';
 EXCHANGE TABLES {database}.test_results AND {database}.test_results_0004;
 DROP TABLE IF EXISTS {database}.test_results_0004;
 
@@ -88,7 +94,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(event_time)
 ORDER BY (campaign_id, event_time, campaign_item_id, session_id)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.campaign_items_0004 SELECT * FROM {database}.campaign_items;
+INSERT INTO {database}.campaign_items_0004 SELECT * FROM {database}.campaign_items
+SETTINGS insert_deduplication_token = 'migration-0004-copy-campaign_items';
 EXCHANGE TABLES {database}.campaign_items AND {database}.campaign_items_0004;
 DROP TABLE IF EXISTS {database}.campaign_items_0004;
 
@@ -99,7 +106,8 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(minute)
 ORDER BY (agent_id, minute, session_id)
 SETTINGS non_replicated_deduplication_window = 1000;
-INSERT INTO {database}.agent_latency_minute_0004 SELECT * FROM {database}.agent_latency_minute;
+INSERT INTO {database}.agent_latency_minute_0004 SELECT * FROM {database}.agent_latency_minute
+SETTINGS insert_deduplication_token = 'migration-0004-copy-agent_latency_minute';
 EXCHANGE TABLES {database}.agent_latency_minute AND {database}.agent_latency_minute_0004;
 DROP TABLE IF EXISTS {database}.agent_latency_minute_0004;
 
