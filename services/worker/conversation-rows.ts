@@ -39,7 +39,8 @@ type Decoded = ConversationCompleteEvent & {
   received_at?: number | null
 }
 
-const latencyMetrics = [
+/** The latency metrics the rollup aggregates (its feed's arrays). */
+export const latencyMetrics = [
   'e2e_latency',
   'llm_node_ttft',
   'tts_node_ttfb',

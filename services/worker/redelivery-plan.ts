@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
+import { latencyMetrics } from './conversation-rows.ts'
 import {
   type ConversationRow,
   emptyTableRows,
-  type LatencyFeedRow,
   type TableName,
   type TableRows,
   tableNames,
@@ -54,15 +54,8 @@ export function replacedIdentity(table: TableName, row: object): string {
     .join('\u0000')
 }
 
-export const emptyStoredKeys = (): StoredKeys => ({
-  conversations: [],
-  conversation_items: [],
-  tool_calls: [],
-  handoffs: [],
-  test_results: [],
-  campaign_items: [],
-  agent_latency_feed: [],
-})
+export const emptyStoredKeys = (): StoredKeys =>
+  Object.fromEntries(tableNames.map((table) => [table, []])) as unknown as StoredKeys
 
 /** The newest delivery of each conversation in a write (highest version, then latest offset). */
 export function newestDeliveries(rows: Pick<TableRows, 'conversations'>): Map<string, ConversationRow> {
@@ -126,15 +119,7 @@ function tombstone(table: TableName, key: StoredKey, version: number): Record<st
   for (const column of replacingKeys[table]) row[column] = key[column]
   // Every other column takes its default (null -> default on insert); the rollup's feed needs its
   // arrays, which its view reads.
-  if (table === 'agent_latency_feed')
-    for (const name of [
-      'e2e_latency',
-      'llm_node_ttft',
-      'tts_node_ttfb',
-      'transcription_delay',
-      'end_of_turn_delay',
-    ] as const satisfies ReadonlyArray<keyof LatencyFeedRow>)
-      row[name] = []
+  if (table === 'agent_latency_feed') for (const name of latencyMetrics) row[name] = []
   return row
 }
 
