@@ -123,9 +123,36 @@ function tombstone(table: TableName, key: StoredKey, version: number): Record<st
   return row
 }
 
+/** True when the write is to be written as it is: one delivery per conversation, none replacing another. */
+function writtenAsIs(
+  rows: TableRows,
+  stored: StoredKeys,
+  newest: ReadonlyMap<string, ConversationRow>,
+  versions: ReadonlyMap<string, number>,
+): boolean {
+  if (newest.size !== rows.conversations.length) return false
+  if (tableNames.some((table) => table !== 'conversations' && stored[table].length > 0)) return false
+  return stored.conversations.every((key) => {
+    const incoming = newest.get(key.session_id)!
+    return (
+      versions.get(key.session_id)! <= incoming.version &&
+      replacedIdentity('conversations', key) === replacedIdentity('conversations', incoming)
+    )
+  })
+}
+
 export function planWrite(rows: TableRows, stored: StoredKeys): WritePlan {
   const newest = newestDeliveries(rows)
   const versions = storedVersions(stored.conversations)
+  // The common write (nothing delivered twice): no work per row.
+  if (writtenAsIs(rows, stored, newest, versions))
+    return {
+      rows,
+      firstSeen: new Set([...newest.keys()].filter((session) => !versions.has(session))),
+      tombstones: 0,
+      supersededDeliveries: 0,
+      digest: '',
+    }
   const written = new Map<string, number>() // session_id -> version written
   for (const [session, row] of newest) {
     const storedVersion = versions.get(session)
