@@ -8,6 +8,7 @@ import { CommitTracker } from './commit-tracker.ts'
 import type { Poison } from './dead-letter.ts'
 import { publishDeadLetters } from './dead-letter-publish.ts'
 import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
+import { messagesDigest } from './insert-token.ts'
 import type { Dependency, ProgressWatch } from './progress-watch.ts'
 import { retryUntil, WorkerStoppingError } from './retry-until.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
@@ -147,7 +148,8 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       const rows = messageRows(topic, partition, decoded)
       poison.push(...rows.poison)
       while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
-      const range = { topic, partition, firstOffset, lastOffset }
+      const digest = messagesDigest(rows.entries.map((entry) => entry.message))
+      const range = { topic, partition, firstOffset, lastOffset, digest }
       const written =
         rows.entries.length > 0 ? deps.writer.write(range, rows.entries, heartbeat) : Promise.resolve([])
       written.catch(() => {}) // observed below, in order

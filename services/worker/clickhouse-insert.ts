@@ -42,6 +42,9 @@ async function insertTable(
 /**
  * With a second client (embedded: a second session on the same data directory), the item rows (most
  * of the work) are written on it while the other tables follow one another: two cores instead of one.
+ * The conversation rows go last, once every other table acknowledged: a conversation stored at a
+ * version means all its rows (and tombstones) of that version are stored, which the next delivery's
+ * plan relies on.
  */
 export async function insertTableRows(
   client: ClickHouseClient,
@@ -62,9 +65,9 @@ export async function insertTableRows(
   const [items, rest] = await Promise.all([
     insertAll(['conversation_items'], itemsClient),
     insertAll(
-      tableNames.filter((table) => table !== 'conversation_items'),
+      tableNames.filter((table) => table !== 'conversation_items' && table !== 'conversations'),
       client,
     ),
   ])
-  return [...items, ...rest]
+  return [...items, ...rest, ...(await insertAll(['conversations'], client))]
 }

@@ -6,6 +6,7 @@ import type {
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { extraFieldsField } from '../core/event/event-schema.ts'
 import { finiteNumber, timestampMs } from './clickhouse-values.ts'
+import { conversationKeyTime } from './conversation-key-time.ts'
 import { percentile } from './latency-percentiles.ts'
 import type {
   CampaignItemRow,
@@ -23,7 +24,8 @@ import { TransformError } from './transform-error.ts'
 // THE transform: one decoded ConversationComplete (the Avro record, whose extra_fields_json carry
 // what the schema does not know) becomes the rows of every table. Pure: no I/O, no clock; the
 // same record and delivery always give the same rows, which is what makes retried inserts
-// deduplicate. Here, and only here, a history item becomes a row.
+// deduplicate, and every key comes from the payload (conversation-key-time.ts), so a re-delivery
+// lands on the same keys. Here, and only here, a history item becomes a row.
 export interface Delivery {
   topic: string
   partition: number
@@ -37,7 +39,8 @@ type Decoded = ConversationCompleteEvent & {
   received_at?: number | null
 }
 
-const latencyMetrics = [
+/** The latency metrics the rollup aggregates (its feed's arrays). */
+export const latencyMetrics = [
   'e2e_latency',
   'llm_node_ttft',
   'tts_node_ttfb',
@@ -86,19 +89,29 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
   const receivedAt = typeof envelope.received_at === 'number' ? envelope.received_at : null
   const createdAt = timestampMs(data.created_at, 'data.created_at')
   const startTime = timestampMs(data.start_time, 'data.start_time')
+  const agentJoinedAt = timestampMs(data.agent_joined_at, 'data.agent_joined_at')
+  const times = history.map((item, index) => itemTimes(item, `data.history[${index}]`))
+  const keyTime = conversationKeyTime({
+    startTime,
+    createdAt,
+    others: [
+      agentJoinedAt,
+      ...times.flatMap((item) => [item.created_at, item.started_speaking_at, item.stopped_speaking_at]),
+    ],
+  })
   const context = {
     session_id: data.session_id,
-    event_time: startTime ?? createdAt ?? receivedAt ?? delivery.timestampMs,
+    event_time: keyTime.ms,
     agent_id: data.agent_id ?? '',
     agent_name: data.agent_name ?? null,
     source: envelope.source ?? '',
     version: receivedAt ?? delivery.timestampMs,
+    is_deleted: 0 as const,
   }
   const campaignId = data.campaign_id ?? null
   const testRunId = data.test_run_id ?? null
 
   // Items, in order, with the agent speaking at each (handoffs move it on after their item).
-  const times = history.map((item, index) => itemTimes(item, `data.history[${index}]`))
   const items: ConversationItemRow[] = []
   const handoffs: HandoffRow[] = []
   const activeAgents: string[] = []
@@ -186,12 +199,13 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
 
   const conversation: ConversationRow = {
     ...context,
+    event_time_source: keyTime.source,
     event: envelope.event,
     audio_url: data.audio_url ?? null,
     audio_url_expires_at: timestampMs(data.audio_url_expires_at, 'data.audio_url_expires_at'),
     created_at: createdAt,
     start_time: startTime,
-    agent_joined_at: timestampMs(data.agent_joined_at, 'data.agent_joined_at'),
+    agent_joined_at: agentJoinedAt,
     duration_seconds: durationSeconds,
     telecom_provider: data.telecom_provider ?? null,
     from_number: data.from_number ?? null,
@@ -299,7 +313,10 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
  */
 function latencyFeedRows(
   items: readonly ConversationItemRow[],
-  context: Pick<LatencyFeedRow, 'agent_id' | 'session_id' | 'agent_name' | 'source' | 'version'> & {
+  context: Pick<
+    LatencyFeedRow,
+    'agent_id' | 'session_id' | 'agent_name' | 'source' | 'version' | 'is_deleted'
+  > & {
     event_time: number
   },
 ): LatencyFeedRow[] {
@@ -317,6 +334,7 @@ function latencyFeedRows(
         agent_name: context.agent_name,
         source: context.source,
         version: context.version,
+        is_deleted: context.is_deleted,
         e2e_latency: [],
         llm_node_ttft: [],
         tts_node_ttfb: [],

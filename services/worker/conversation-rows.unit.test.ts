@@ -283,11 +283,37 @@ describe('conversationRows', () => {
     expect(() => rowsOf(infinite)).toThrow(/data\.duration_seconds/)
   })
 
-  it('falls back to created_at, then received_at, for the time of a conversation without start_time', () => {
+  it('keys a conversation by a time from its payload only: the same for every delivery', () => {
     const event = loadFixture('web-call')
     delete event.data.start_time
-    expect(rowsOf(event).conversations[0]!.event_time).toBe(Date.parse(event.data.created_at!))
+    expect(rowsOf(event).conversations[0]).toMatchObject({
+      event_time: Date.parse(event.data.created_at!),
+      event_time_source: 'created_at',
+    })
     delete event.data.created_at
-    expect(rowsOf(event).conversations[0]!.event_time).toBe(receivedAt)
+    const earliest = Math.min(
+      ...[event.data.agent_joined_at, ...(event.data.history ?? []).map((item) => item.created_at)]
+        .filter((value): value is string => value != null)
+        .map(Date.parse),
+    )
+    const again = (receivedAt: number, timestampMs: number) =>
+      conversationRows(toAvroRecord(event, { source: 'prod', receivedAt }), { ...delivery, timestampMs })
+    const first = again(receivedAt, delivery.timestampMs)
+    const second = again(receivedAt + 3_600_000, delivery.timestampMs + 3_600_000)
+    expect(first.conversations[0]).toMatchObject({
+      event_time: earliest,
+      event_time_source: 'earliest_timestamp',
+    })
+    for (const table of tableNames)
+      expect(
+        second[table].map((row) => 'event_time' in row && row.event_time),
+        table,
+      ).toEqual(first[table].map((row) => 'event_time' in row && row.event_time))
+    expect(second.agent_latency_feed.map((row) => row.minute)).toEqual(
+      first.agent_latency_feed.map((row) => row.minute),
+    )
+    event.data.history = []
+    delete event.data.agent_joined_at
+    expect(rowsOf(event).conversations[0]).toMatchObject({ event_time: 0, event_time_source: 'none' })
   })
 })

@@ -81,9 +81,8 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
 
 export type DomainMetrics = ReturnType<typeof createDomainMetrics>
 
-/** What identifies a conversation's row in `conversations` (its ReplacingMergeTree key). */
-export const conversationKey = (row: Pick<ConversationRow, 'agent_id' | 'event_time' | 'session_id'>) =>
-  `${row.agent_id}\u0000${row.event_time}\u0000${row.session_id}`
+/** What identifies a conversation across deliveries (its agent and key time may change). */
+export const conversationKey = (row: Pick<ConversationRow, 'session_id'>) => row.session_id
 
 /**
  * The conversations of a write that ClickHouse does not hold yet, each once (a write can carry

@@ -3,63 +3,124 @@ import type { Config } from '../core/env.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
-import {
-  conversationKey,
-  createDomainMetrics,
-  newConversations,
-  recordConversations,
-} from './domain-metrics.ts'
+import { createDomainMetrics, newConversations, recordConversations } from './domain-metrics.ts'
 import { parseLabelList } from './metric-label-limit.ts'
-import type { ConversationRow, TableRows } from './table-rows.ts'
+import {
+  conversationsToInspect,
+  emptyStoredKeys,
+  planWrite,
+  type StoredKey,
+  type StoredKeys,
+} from './redelivery-plan.ts'
+import type { TableName, TableRows } from './table-rows.ts'
 
-// Which conversations of a write ClickHouse already holds, asked just before the write: the
-// domain metrics count only the others, so a conversation the platform delivers twice, a batch
-// retried after a crash and a partition re-read after a rebalance count once. A conversation is
-// stored when a row with its key (agent_id, event_time, session_id) exists. A write whose
+// What ClickHouse holds of a write's conversations, asked just before the write, so that the write
+// leaves only the newest delivery visible (redelivery-plan.ts) and the domain metrics count each
+// conversation once: a conversation the platform delivers twice, a batch retried after a crash and a
+// partition re-read after a rebalance count once. First the conversation rows, by session_id (its
+// bloom filter; agent and key time may have changed); then, only for conversations the write
+// replaces by a newer delivery, the keys of their rows in every other table. A write whose
 // acknowledgement is lost and that is then retried finds its conversations stored and does not
 // count them: metrics may undercount in that rare case, never double-count.
 const lookupChunk = 1000
 
-export async function storedConversationKeys(
+type Query = (query: string, params: Record<string, unknown>) => Promise<StoredKey[]>
+
+// The stored rows' keys of each other table, for the conversations to inspect (the agents and
+// campaigns narrow the read to their part of each sorting key).
+const childLookups: Array<{ table: Exclude<TableName, 'conversations'>; select: string; where: string }> = [
+  {
+    table: 'conversation_items',
+    select: 'agent_id, toUnixTimestamp64Milli(event_time) AS event_time, item_index',
+    where: 'agent_id IN {agents:Array(String)}',
+  },
+  {
+    table: 'tool_calls',
+    select: 'agent_id, toUnixTimestamp64Milli(event_time) AS event_time, call_index',
+    where: 'agent_id IN {agents:Array(String)}',
+  },
+  {
+    table: 'handoffs',
+    select: 'agent_id, toUnixTimestamp64Milli(event_time) AS event_time, item_index',
+    where: 'agent_id IN {agents:Array(String)}',
+  },
+  {
+    table: 'test_results',
+    select: 'test_run_id, test_id, toUnixTimestamp64Milli(event_time) AS event_time',
+    where: 'test_run_id IN {testRuns:Array(String)}',
+  },
+  {
+    table: 'campaign_items',
+    select: 'campaign_id, toUnixTimestamp64Milli(event_time) AS event_time, campaign_item_id',
+    where: 'campaign_id IN {campaigns:Array(String)}',
+  },
+  {
+    // The rollup's rows, which the write replaces through its feed.
+    table: 'agent_latency_feed',
+    select: 'agent_id, toUnixTimestamp(minute) AS minute',
+    where: 'agent_id IN {agents:Array(String)}',
+  },
+]
+const lookupTable = (table: TableName) => (table === 'agent_latency_feed' ? 'agent_latency_minute' : table)
+
+export async function storedKeys(
   client: ClickHouseClient,
   database: string,
-  conversations: readonly Pick<ConversationRow, 'agent_id' | 'event_time' | 'session_id'>[],
-): Promise<Set<string>> {
-  const stored = new Set<string>()
-  for (let start = 0; start < conversations.length; start += lookupChunk) {
-    const chunk = conversations.slice(start, start + lookupChunk)
-    const times = chunk.map((row) => row.event_time)
+  rows: Pick<TableRows, 'conversations'>,
+): Promise<StoredKeys> {
+  const query: Query = async (text, params) => {
     const result = await client.query({
-      // session_id's bloom filter and the time range find the rows; the caller matches whole keys.
-      query: `SELECT agent_id, toUnixTimestamp64Milli(event_time) AS event_time_ms, session_id
-        FROM ${database}.conversations
-        WHERE event_time >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-          AND event_time <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-          AND session_id IN {ids:Array(String)}`,
-      query_params: {
-        from: Math.min(...times),
-        to: Math.max(...times),
-        ids: chunk.map((row) => row.session_id),
-      },
+      query: text,
+      query_params: params,
       format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     })
-    for (const row of await result.json<{ agent_id: string; event_time_ms: string; session_id: string }>())
-      stored.add(
-        conversationKey({
-          agent_id: row.agent_id,
-          event_time: Number(row.event_time_ms),
-          session_id: row.session_id,
-        }),
+    return result.json<StoredKey>()
+  }
+  const stored = emptyStoredKeys()
+  const sessions = [...new Set(rows.conversations.map((row) => row.session_id))]
+  const context: Array<StoredKey & { test_run_id: string; campaign_id: string }> = []
+  for (let start = 0; start < sessions.length; start += lookupChunk) {
+    const found = (await query(
+      `SELECT session_id, agent_id, toUnixTimestamp64Milli(event_time) AS event_time, version,
+          ifNull(test_run_id, '') AS test_run_id, ifNull(campaign_id, '') AS campaign_id
+        FROM ${database}.conversations FINAL WHERE session_id IN {ids:Array(String)}`,
+      { ids: sessions.slice(start, start + lookupChunk) },
+    )) as typeof context
+    context.push(...found)
+  }
+  for (const { test_run_id: _run, campaign_id: _campaign, ...key } of context)
+    stored.conversations.push(key as StoredKeys['conversations'][number])
+  const inspect = new Set(conversationsToInspect(rows, stored.conversations))
+  if (inspect.size === 0) return stored
+  const inspected = context.filter((row) => inspect.has(row.session_id))
+  for (let start = 0; start < inspected.length; start += lookupChunk) {
+    const chunk = inspected.slice(start, start + lookupChunk)
+    const params = {
+      ids: chunk.map((row) => row.session_id),
+      agents: [...new Set(chunk.map((row) => row.agent_id))],
+      testRuns: [...new Set(chunk.map((row) => row.test_run_id))],
+      campaigns: [...new Set(chunk.map((row) => row.campaign_id))],
+    }
+    for (const { table, select, where } of childLookups)
+      stored[table].push(
+        ...(await query(
+          `SELECT session_id, ${select} FROM ${database}.${lookupTable(table)} FINAL
+            WHERE ${where} AND session_id IN {ids:Array(String)}`,
+          params,
+        )),
       )
   }
   return stored
 }
 
 /**
- * Wraps the worker's ClickHouse write: look up what is stored, write, then count what was new.
- * A lookup that fails fails the write attempt, which the worker retries as any other.
+ * Wraps the worker's ClickHouse write: look up what is stored, write the plan (the newest delivery
+ * of each conversation, tombstones for what it no longer has), then count what was new. A lookup
+ * that fails fails the write attempt, which the worker retries as any other. The plan's digest goes
+ * into the write's deduplication token: the same messages planned otherwise are other data.
  */
-export function createDomainCounting(
+export function createNewestDeliveryWrite(
   clickhouse: ClickHouseClient,
   config: Pick<
     Config,
@@ -79,13 +140,28 @@ export function createDomainCounting(
           '(raise METRICS_AGENT_LIMIT / METRICS_LABEL_VALUE_LIMIT or set METRICS_AGENT_ALLOWLIST)',
       ),
   })
-  return async function countNew(rows: TableRows, write: () => Promise<TableWrite[]>): Promise<TableWrite[]> {
+  return async function writeNewest(
+    rows: TableRows,
+    write: (planned: TableRows, planDigest: string) => Promise<TableWrite[]>,
+  ): Promise<TableWrite[]> {
     const stored =
       rows.conversations.length === 0
-        ? new Set<string>()
-        : await storedConversationKeys(clickhouse, config.CLICKHOUSE_DATABASE, rows.conversations)
-    const writes = await write()
-    const fresh = newConversations(rows, stored)
+        ? emptyStoredKeys()
+        : await storedKeys(clickhouse, config.CLICKHOUSE_DATABASE, rows)
+    const plan = planWrite(rows, stored)
+    if (plan.tombstones > 0 || plan.supersededDeliveries > 0)
+      logger.debug(
+        { tombstones: plan.tombstones, supersededDeliveries: plan.supersededDeliveries },
+        're-delivered conversations: only the newest delivery stays visible',
+      )
+    const writes = await write(plan.rows, plan.digest)
+    const fresh = newConversations(
+      {
+        conversations: plan.rows.conversations.filter((row) => plan.firstSeen.has(row.session_id)),
+        conversation_items: plan.rows.conversation_items.filter((row) => plan.firstSeen.has(row.session_id)),
+      },
+      new Set(),
+    )
     recordConversations(metrics, fresh.conversations, fresh.items)
     return writes
   }

@@ -1,3 +1,5 @@
+import type { KeyTimeSource } from './conversation-key-time.ts'
+
 // The rows of each ClickHouse table as the worker writes them, and the column order of each insert
 // (JSONCompactEachRow). Timestamps are epoch milliseconds (DateTime64(3)); `minute` is epoch
 // seconds (DateTime). Every row a builder returns has exactly these columns (a unit test checks it,
@@ -12,9 +14,12 @@ interface ConversationContext {
   agent_name: string | null
   source: string
   version: number
+  /** 1: a tombstone, which hides the row of an earlier delivery under the same key (FINAL). */
+  is_deleted: 0 | 1
 }
 
 export interface ConversationRow extends ConversationContext {
+  event_time_source: KeyTimeSource
   event: string
   audio_url: string | null
   audio_url_expires_at: Ms | null
@@ -169,6 +174,7 @@ export interface LatencyFeedRow {
   agent_name: string | null
   source: string
   version: number
+  is_deleted: 0 | 1
   e2e_latency: number[]
   llm_node_ttft: number[]
   tts_node_ttfb: number[]
@@ -197,7 +203,15 @@ export const emptyTableRows = (): TableRows => ({
   agent_latency_feed: [],
 })
 
-const context = ['session_id', 'event_time', 'agent_id', 'agent_name', 'source', 'version'] as const
+const context = [
+  'session_id',
+  'event_time',
+  'agent_id',
+  'agent_name',
+  'source',
+  'version',
+  'is_deleted',
+] as const
 
 /** Insert order (on one session): the rollup feed and the children first, the conversation row last. */
 export const tableColumns: { [T in TableName]: ReadonlyArray<keyof TableRows[T][number] & string> } = {
@@ -208,6 +222,7 @@ export const tableColumns: { [T in TableName]: ReadonlyArray<keyof TableRows[T][
     'agent_name',
     'source',
     'version',
+    'is_deleted',
     'e2e_latency',
     'llm_node_ttft',
     'tts_node_ttfb',
@@ -308,6 +323,7 @@ export const tableColumns: { [T in TableName]: ReadonlyArray<keyof TableRows[T][
   ],
   conversations: [
     ...context,
+    'event_time_source',
     'event',
     'audio_url',
     'audio_url_expires_at',

@@ -15,7 +15,7 @@ import { insertTableRows } from './clickhouse-insert.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
-import { createDomainCounting } from './stored-conversations.ts'
+import { createNewestDeliveryWrite } from './stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
@@ -86,7 +86,7 @@ export async function startWorker(
   const registry = options.registry ?? createMetricsRegistry('worker')
   const progress = new ProgressWatch()
   const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
-  const countNewConversations = createDomainCounting(clickhouse, config, registry, logger)
+  const writeNewest = createNewestDeliveryWrite(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   const decoder = {
     decode: (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>,
@@ -132,8 +132,14 @@ export async function startWorker(
   let clickhouseFailing = false
   const writer = new BatchWriter({
     insert: (rows, token) =>
-      countNewConversations(rows, () =>
-        insertTableRows(clickhouse, config.CLICKHOUSE_DATABASE, rows, token, itemsClient),
+      writeNewest(rows, (planned, planDigest) =>
+        insertTableRows(
+          clickhouse,
+          config.CLICKHOUSE_DATABASE,
+          planned,
+          planDigest ? `${token}:${planDigest}` : token,
+          itemsClient,
+        ),
       ),
     metrics,
     logger,

@@ -1,9 +1,11 @@
+import type { KafkaMessage } from '../core/kafka.ts'
 import type { MessageRows } from './batch-rows.ts'
-import type { OffsetRange } from './insert-token.ts'
+import { messagesDigest, type OffsetRange } from './insert-token.ts'
 
 // How a write ClickHouse refused is cut into smaller ones: by ClickHouse partition first (every
 // table is PARTITION BY toYYYYMM(event_time), schemas/clickhouse/migrations), then one message
-// per write. Each sub-write names its own Kafka offsets (for its deduplication token), so a retry
+// per write. Each sub-write names its own Kafka offsets and their messages' digest (for its
+// deduplication token), so a retry
 // of the same sub-write is dropped by ClickHouse and sub-writes never shadow one another.
 
 /** The ClickHouse partition of a message's rows: the UTC month of its conversation's event_time. */
@@ -32,9 +34,9 @@ export function offsetRanges(entries: readonly MessageRows[]): OffsetRange[] {
       a.delivery.partition - b.delivery.partition ||
       a.delivery.offset - b.delivery.offset,
   )
-  const ranges: OffsetRange[] = []
+  const ranges: Array<OffsetRange & { messages: KafkaMessage[] }> = []
   let last: { topic: string; partition: number; offset: number } | undefined
-  for (const { delivery } of sorted) {
+  for (const { delivery, message } of sorted) {
     const current = ranges.at(-1)
     if (
       current &&
@@ -42,16 +44,19 @@ export function offsetRanges(entries: readonly MessageRows[]): OffsetRange[] {
       last.topic === delivery.topic &&
       last.partition === delivery.partition &&
       delivery.offset === last.offset + 1
-    )
+    ) {
       current.lastOffset = String(delivery.offset)
-    else
+      current.messages.push(message)
+    } else
       ranges.push({
         topic: delivery.topic,
         partition: delivery.partition,
         firstOffset: String(delivery.offset),
         lastOffset: String(delivery.offset),
+        digest: '',
+        messages: [message],
       })
     last = delivery
   }
-  return ranges
+  return ranges.map(({ messages, ...range }) => ({ ...range, digest: messagesDigest(messages) }))
 }

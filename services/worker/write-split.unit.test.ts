@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { MessageRows } from './batch-rows.ts'
+import { messagesDigest } from './insert-token.ts'
 import { emptyTableRows } from './table-rows.ts'
 import { clickHousePartition, offsetRanges, splitByPartition } from './write-split.ts'
 
@@ -39,16 +40,24 @@ describe('splitByPartition', () => {
 describe('offsetRanges', () => {
   it('joins consecutive offsets of a partition, breaks at gaps and partitions', () => {
     const at = (partition: number, offset: number) => entry(partition, offset, '2020-01-01T00:00:00Z')
+    const digest = (...entries: MessageRows[]) => messagesDigest(entries.map((one) => one.message))
     expect(offsetRanges([at(1, 4), at(0, 3), at(0, 1), at(0, 2), at(0, 5), at(1, 5)])).toEqual([
-      { topic: 't', partition: 0, firstOffset: '1', lastOffset: '3' },
-      { topic: 't', partition: 0, firstOffset: '5', lastOffset: '5' },
-      { topic: 't', partition: 1, firstOffset: '4', lastOffset: '5' },
+      {
+        topic: 't',
+        partition: 0,
+        firstOffset: '1',
+        lastOffset: '3',
+        digest: digest(at(0, 1), at(0, 2), at(0, 3)),
+      },
+      { topic: 't', partition: 0, firstOffset: '5', lastOffset: '5', digest: digest(at(0, 5)) },
+      { topic: 't', partition: 1, firstOffset: '4', lastOffset: '5', digest: digest(at(1, 4), at(1, 5)) },
     ])
   })
 
   it('names one message by its own offset', () => {
-    expect(offsetRanges([entry(2, 9, undefined)])).toEqual([
-      { topic: 't', partition: 2, firstOffset: '9', lastOffset: '9' },
+    const one = entry(2, 9, undefined)
+    expect(offsetRanges([one])).toEqual([
+      { topic: 't', partition: 2, firstOffset: '9', lastOffset: '9', digest: messagesDigest([one.message]) },
     ])
   })
 })

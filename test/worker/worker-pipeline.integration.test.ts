@@ -3,7 +3,6 @@ import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import type { EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type TableName, tableColumns } from '../../services/worker/table-rows.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
@@ -13,6 +12,7 @@ import {
   database,
   embeddedClickHouse,
   expectedRows,
+  expectStoredRowsEqual,
   produceEvents,
   queryRows,
   readTable,
@@ -26,16 +26,6 @@ import {
 
 // Fixtures and 1,000 generated conversations through real Kafka, the real registry and the
 // worker into embedded ClickHouse: exactly the expected rows in every table, values equal.
-const orderBy: Record<Exclude<TableName, 'agent_latency_feed'>, string> = {
-  conversations: 'session_id',
-  conversation_items: 'session_id, item_index',
-  tool_calls: 'session_id, call_index',
-  handoffs: 'session_id, item_index',
-  test_results: 'session_id',
-  campaign_items: 'session_id',
-}
-const deliveryColumns = new Set(['kafka_topic', 'kafka_partition', 'kafka_offset'])
-
 describe('worker: Kafka -> ClickHouse, every table', () => {
   const data = tempDataDir('worker-pipeline')
   let kafka: Kafka
@@ -75,20 +65,7 @@ describe('worker: Kafka -> ClickHouse, every table', () => {
   })
 
   it('writes exactly the expected rows of every table, values equal to the transform of the input', async () => {
-    const expected = expectedRows(sent)
-    for (const table of Object.keys(orderBy) as Array<keyof typeof orderBy>) {
-      const columns = tableColumns[table].filter((column) => !deliveryColumns.has(column))
-      const keys = orderBy[table].split(', ')
-      const sortKey = (row: Record<string, unknown>) =>
-        keys.map((key) => String(row[key]).padStart(12, '0')).join('|')
-      const want = (expected[table] as unknown as Record<string, unknown>[])
-        .map((row) => Object.fromEntries(columns.map((column) => [column, row[column]])))
-        .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
-      const got = await readTable(clickhouse, table, columns, orderBy[table])
-      expect(got.length, table).toBe(want.length)
-      const sorted = got.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
-      expect(sorted, table).toEqual(want)
-    }
+    await expectStoredRowsEqual(clickhouse, sent, expect)
   })
 
   it('stores item fields equal to the JSON input: timestamps to the millisecond, metrics to the bit', async () => {

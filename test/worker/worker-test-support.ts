@@ -22,6 +22,7 @@ import {
   emptyTableRows,
   type TableName,
   type TableRows,
+  tableColumns,
   tableNames,
 } from '../../services/worker/table-rows.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
@@ -322,4 +323,82 @@ export async function expectStoredExactlyOnce(
   } finally {
     await clickhouse.close()
   }
+}
+
+const rowOrder: Record<Exclude<TableName, 'agent_latency_feed'>, string> = {
+  conversations: 'session_id',
+  conversation_items: 'session_id, item_index',
+  tool_calls: 'session_id, call_index',
+  handoffs: 'session_id, item_index',
+  test_results: 'session_id',
+  campaign_items: 'session_id',
+}
+const deliveryColumns = new Set(['kafka_topic', 'kafka_partition', 'kafka_offset'])
+const rollupMetrics = [
+  'e2e_latency',
+  'llm_node_ttft',
+  'tts_node_ttfb',
+  'transcription_delay',
+  'end_of_turn_delay',
+]
+
+/**
+ * Every table (FINAL) holds exactly the rows the transform makes of `sent`, values equal (the
+ * delivery's offset aside), and the rollup exactly their per-minute counts and sums.
+ */
+export async function expectStoredRowsEqual(
+  client: ClickHouseClient,
+  sent: readonly Sent[],
+  expect: (actual: unknown, message: string) => { toEqual: (expected: unknown) => void },
+): Promise<void> {
+  const expected = expectedRows(sent)
+  for (const table of Object.keys(rowOrder) as Array<keyof typeof rowOrder>) {
+    const columns = tableColumns[table].filter((column) => !deliveryColumns.has(column))
+    const keys = rowOrder[table].split(', ')
+    const sortKey = (row: Record<string, unknown>) =>
+      keys.map((key) => String(row[key]).padStart(12, '0')).join('|')
+    const want = (expected[table] as unknown as Record<string, unknown>[])
+      .map((row) => Object.fromEntries(columns.map((column) => [column, row[column]])))
+      .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1))
+    const got = await readTable(client, table, columns, rowOrder[table])
+    expect(
+      got.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1)),
+      table,
+    ).toEqual(want)
+  }
+  const rollupColumns = [
+    'agent_id',
+    'minute',
+    'session_id',
+    'version',
+    ...rollupMetrics.map((name) => `${name}_count`),
+  ]
+  const rollup = await readTable(
+    client,
+    'agent_latency_minute',
+    rollupColumns,
+    'agent_id, minute, session_id',
+  )
+  const wantRollup = expected.agent_latency_feed
+    .map((row) => ({
+      agent_id: row.agent_id,
+      minute: row.minute,
+      session_id: row.session_id,
+      version: row.version,
+      ...Object.fromEntries(
+        rollupMetrics.map((name) => [`${name}_count`, row[name as 'e2e_latency'].length]),
+      ),
+    }))
+    .sort((a, b) =>
+      a.agent_id !== b.agent_id
+        ? a.agent_id < b.agent_id
+          ? -1
+          : 1
+        : a.minute !== b.minute
+          ? a.minute - b.minute
+          : a.session_id < b.session_id
+            ? -1
+            : 1,
+    )
+  expect(rollup, 'agent_latency_minute').toEqual(wantRollup)
 }

@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
+import type { EventCodec } from '../../services/core/event-codec.ts'
+import { ensureTopics, type Kafka, type Producer } from '../../services/core/kafka.ts'
+import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { loadFixture } from '../fixtures/index.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  committedTotal,
+  connectedProducer,
+  database,
+  embeddedClickHouse,
+  expectStoredRowsEqual,
+  produceEvents,
+  queryRows,
+  type Sent,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// A conversation the platform delivers again is stored once, and only its newest delivery is
+// visible (FINAL) in every table and the rollup, whatever changed in between: fewer items, another
+// agent, another start time, no time at all, or an older delivery arriving after a newer one. The
+// domain counters count each conversation once. A replay of the topic changes nothing.
+const hour = 3_600_000
+const t0 = Date.parse('2026-04-01T08:00:00Z')
+
+function conversation(
+  sessionId: string,
+  change: (data: ConversationCompleteEvent['data']) => void = () => {},
+) {
+  const event = loadFixture('full')
+  event.data.session_id = sessionId
+  change(event.data)
+  return event
+}
+
+async function conversationsCounted(registry: Registry): Promise<number> {
+  const metric = await registry.getSingleMetric('voice_conversations_total')?.get()
+  return (metric?.values ?? []).reduce((sum, value) => sum + value.value, 0)
+}
+
+async function tablesAsStored(client: ClickHouseClient): Promise<Record<string, unknown[]>> {
+  const tables = [
+    'conversations',
+    'conversation_items',
+    'tool_calls',
+    'handoffs',
+    'test_results',
+    'campaign_items',
+  ]
+  const result: Record<string, unknown[]> = {}
+  for (const table of tables)
+    result[table] = await queryRows(
+      client,
+      // inserted_at is when a row was written: a replay writes the same rows again, later.
+      `SELECT * ${table === 'conversations' ? 'EXCEPT (inserted_at)' : ''} FROM ${database}.${table} FINAL ORDER BY ALL`,
+    )
+  result.rollup = await queryRows(
+    client,
+    `SELECT agent_id, minute, session_id, version, e2e_latency_count, e2e_latency_sum
+      FROM ${database}.agent_latency_minute FINAL ORDER BY ALL`,
+  )
+  return result
+}
+
+describe('re-deliveries: one row per key, only the newest delivery visible', () => {
+  const data = tempDataDir('worker-redelivery')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let topic: string
+  let newest: Sent[]
+  const workers: RunningWorker[] = []
+  const registry = createMetricsRegistry('worker')
+
+  // Each case: the deliveries in the order the platform sends them, and when each was received.
+  const noTime = (data: ConversationCompleteEvent['data']) => {
+    delete data.start_time
+    delete data.created_at
+  }
+  const first = [
+    conversation('redelivery-no-time', noTime),
+    conversation('redelivery-fewer-items'),
+    conversation('redelivery-other-agent'),
+    conversation('redelivery-other-start'),
+    // the newer delivery of this one is received first; the older one arrives after it
+    conversation('redelivery-late-older', (data) => {
+      data.history = data.history!.slice(0, 20)
+    }),
+  ]
+  const second = [
+    conversation('redelivery-no-time', noTime),
+    conversation('redelivery-fewer-items', (data) => {
+      data.history = data.history!.slice(0, 12) // drops tool calls, the handoff, rollup minutes
+    }),
+    conversation('redelivery-other-agent', (data) => {
+      data.agent_id = 'another-agent'
+      data.agent_name = 'Another agent'
+    }),
+    conversation('redelivery-other-start', (data) => {
+      data.start_time = '2025-08-01T10:00:00Z' // another month: another partition
+    }),
+    conversation('redelivery-late-older', (data) => {
+      data.agent_id = 'an-older-agent'
+    }),
+  ]
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-redelivery', 2)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+  })
+
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  async function consume(group: string, messages: number, options: { registry?: Registry } = {}) {
+    const config = workerConfig(topic, data.dir, { WORKER_GROUP_ID: `va-test-redelivery-${group}-${topic}` })
+    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false, ...options })
+    workers.push(worker)
+    await waitFor(
+      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      (n) => n === messages,
+      120_000,
+      'commits',
+    )
+    return worker
+  }
+
+  it('stores only the newest delivery of each conversation, in every table and the rollup, counted once', async () => {
+    const late = (index: number) => (index === 4 ? t0 + 2 * hour : t0 + index)
+    const firstSent = await produceEvents(producer, codec, topic, first, 'prod', late)
+    const worker = await consume('first', first.length, { registry })
+    const secondSent = await produceEvents(
+      producer,
+      codec,
+      topic,
+      second,
+      'prod',
+      (index) => t0 + hour + index,
+    )
+    await waitFor(
+      () => committedTotal(kafka, `va-test-redelivery-first-${topic}`, topic),
+      (n) => n === first.length + second.length,
+      120_000,
+      'commits',
+    )
+    await worker.stop()
+    workers.pop()
+    newest = [...secondSent.slice(0, 4), firstSent[4]!]
+    await expectStoredRowsEqual(clickhouse, newest, expect)
+    const [noTimeRow] = await queryRows<{ event_time_source: string }>(
+      clickhouse,
+      `SELECT event_time_source FROM ${database}.conversations FINAL WHERE session_id = 'redelivery-no-time'`,
+    )
+    expect(noTimeRow?.event_time_source).toBe('earliest_timestamp')
+    expect(await conversationsCounted(registry)).toBe(first.length)
+  })
+
+  it('a replay of the whole topic by another group changes nothing', async () => {
+    const before = await tablesAsStored(clickhouse)
+    const worker = await consume('replay', first.length + second.length)
+    await worker.stop()
+    workers.pop()
+    await expectStoredRowsEqual(clickhouse, newest, expect)
+    expect(await tablesAsStored(clickhouse)).toEqual(before)
+  })
+})
+
+describe('a topic deleted and re-created (offsets restart at 0)', () => {
+  const data = tempDataDir('worker-recreated-topic')
+  let kafka: Kafka
+  let producer: Producer
+  let codec: EventCodec
+  let clickhouse: ClickHouseClient
+  let topic: string
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    topic = await createTestTopic(kafka, 'worker-recreated', 1)
+    codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+  })
+
+  afterAll(async () => {
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  async function consumeOne(group: string): Promise<void> {
+    const config = workerConfig(topic, data.dir, { WORKER_GROUP_ID: `va-test-recreated-${group}-${topic}` })
+    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false })
+    try {
+      await waitFor(
+        () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+        (n) => n === 1,
+        120_000,
+        'commit',
+      )
+    } finally {
+      await worker.stop()
+    }
+  }
+
+  async function recreateTopic(): Promise<void> {
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      await admin.deleteTopics({ topics: [topic], timeout: 30_000 })
+      // Deletion completes in the background; creating the topic again is refused until it has.
+      await waitFor(
+        async () => {
+          try {
+            await ensureTopics(admin, [{ topic, numPartitions: 1 }])
+            return (await admin.fetchTopicOffsets(topic)).every((partition) => partition.offset === '0')
+          } catch {
+            return false
+          }
+        },
+        (created) => created,
+        60_000,
+        'topic re-created',
+      )
+    } finally {
+      await admin.disconnect()
+    }
+  }
+
+  it('stores the new data although its offsets are those of old data', async () => {
+    const [before] = await produceEvents(
+      producer,
+      codec,
+      topic,
+      [conversation('before-recreation')],
+      'prod',
+      () => t0,
+    )
+    await consumeOne('before')
+    await recreateTopic()
+    const [after] = await produceEvents(
+      producer,
+      codec,
+      topic,
+      [conversation('after-recreation')],
+      'prod',
+      () => t0 + 1,
+    )
+    await consumeOne('after')
+    const sessions = await queryRows<{ session_id: string }>(
+      clickhouse,
+      `SELECT session_id FROM ${database}.conversations FINAL ORDER BY session_id`,
+    )
+    expect(sessions.map((row) => row.session_id)).toEqual(['after-recreation', 'before-recreation'])
+    await expectStoredRowsEqual(clickhouse, [before!, after!], expect)
+  })
+})
