@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
 import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
 import { expandPanelSql, type MacroContext, type Selection } from './grafana-macros.ts'
@@ -274,6 +275,9 @@ describe('the sample-size guard of the Grafana latency percentile rules', () => 
     expect(latencyRules().length).toBe(3)
     for (const rule of latencyRules()) {
       expect(rule.rawSql, rule.where).toMatch(guard)
+      expect(Number(guard.exec(rule.rawSql)![1]), `${rule.where}: N`).toBe(
+        grafanaAlertThresholds.latencyMinTurns,
+      )
       const context = windowOf(rule)
       // The same query unguarded, with each group's turns: what the guard chooses from.
       const unguarded = rule.rawSql.replace(guard, '').replace(/^SELECT /, 'SELECT count() AS guard_turns, ')
