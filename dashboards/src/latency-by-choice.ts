@@ -8,45 +8,42 @@ import { table, timeseries } from './panels.ts'
 // One row per conversation and agent turn: conversations LEFT JOIN their turns with an
 // e2e_latency, so a conversation without turns (a room that failed before anyone spoke) still
 // counts in the failure rate. Percentiles read the turns (NULL for such a conversation, which
-// quantiles skip); conversations and failures count distinct sessions. A conversation "failed"
-// when its room failed or the platform sent an error_message (as the campaign alert counts).
+// quantiles skip); conversations and failures count distinct sessions. Each conversation carries
+// `failed` (its room failed or the platform sent an error_message, as the campaign alert counts)
+// and `is_test` (a conversation of a test run or a test; everything else is production).
 // `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts).
 export function conversationsWithTurns(where: string): string {
-  return `${database}.conversations AS conversation FINAL
+  return `(
+${continuationMark}  SELECT *,
+${continuationMark}    room_failed = true OR ifNull(error_message, '') != '' AS failed,
+${continuationMark}    test_run_id IS NOT NULL OR test_id IS NOT NULL AS is_test
+${continuationMark}  FROM ${database}.conversations FINAL
+${continuationMark}  WHERE $__timeFilter(event_time)
+${continuationMark}) AS conversation
 ${continuationMark}LEFT JOIN (
 ${continuationMark}  SELECT agent_id, event_time, session_id, e2e_latency
 ${continuationMark}  FROM ${database}.conversation_items FINAL
 ${continuationMark}  WHERE $__timeFilter(event_time)
 ${continuationMark}    AND e2e_latency IS NOT NULL
 ${continuationMark}) AS turn USING (agent_id, event_time, session_id)
-${continuationMark}WHERE $__timeFilter(event_time)
-${continuationMark}  AND ${where}`
+${continuationMark}WHERE ${where}`
 }
-
-const failed = `conversation.room_failed = true OR ifNull(conversation.error_message, '') != ''`
 
 /** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns. */
 export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
+  const turns = condition === undefined ? 'turn.e2e_latency' : `turn.e2e_latency, ${condition}`
+  const sessions = condition === undefined ? 'session_id' : `session_id, ${condition}`
+  const failed = condition === undefined ? 'conversation.failed' : `conversation.failed AND ${condition}`
+  const ifSuffix = condition === undefined ? '' : 'If'
   const quantile = (level: number) =>
-    condition === undefined
-      ? `quantileExact(${level})(turn.e2e_latency)`
-      : `quantileExactIf(${level})(turn.e2e_latency, ${condition})`
-  const turns =
-    condition === undefined
-      ? 'count(turn.e2e_latency)'
-      : `countIf(turn.e2e_latency IS NOT NULL AND ${condition})`
-  const sessions = condition === undefined ? 'uniqExact(session_id)' : `uniqExactIf(session_id, ${condition})`
-  const failures =
-    condition === undefined
-      ? `uniqExactIf(session_id, ${failed})`
-      : `uniqExactIf(session_id, (${failed}) AND ${condition})`
+    `round(quantileExact${ifSuffix}(${level})(${turns}) * 1000) AS e2e_p${level * 100}_ms${suffix}`
   return [
-    `${turns} AS turns${suffix}`,
-    `round(${quantile(0.5)} * 1000) AS e2e_p50_ms${suffix}`,
-    `round(${quantile(0.9)} * 1000) AS e2e_p90_ms${suffix}`,
-    `round(${quantile(0.95)} * 1000) AS e2e_p95_ms${suffix}`,
-    `${sessions} AS conversations${suffix}`,
-    `round(${failures} / nullIf(${sessions}, 0), 4) AS failed_share${suffix}`,
+    `count${ifSuffix}(${turns}) AS turns${suffix}`,
+    quantile(0.5),
+    quantile(0.9),
+    quantile(0.95),
+    `uniqExact${ifSuffix}(${sessions}) AS conversations${suffix}`,
+    `round(uniqExactIf(session_id, ${failed}) / nullIf(uniqExact${ifSuffix}(${sessions}), 0), 4) AS failed_share${suffix}`,
   ].join(`,\n${continuationMark}`)
 }
 
@@ -112,9 +109,6 @@ export const perTestRunTable = (where: string) =>
     9,
   )
 
-/** Test traffic: conversations of a test run (or a test); everything else is production. */
-const isTest = '(conversation.test_run_id IS NOT NULL OR conversation.test_id IS NOT NULL)'
-
 /** Per agent, production and test traffic of the same window in adjacent columns. */
 export const testVersusProductionTable = (where: string) =>
   table(
@@ -126,8 +120,8 @@ export const testVersusProductionTable = (where: string) =>
       tableSql(`
         SELECT
           ifNull(any(conversation.agent_name), agent_id) AS agent,
-          ${latencyAndFailureColumns('_production', `NOT ${isTest}`)},
-          ${latencyAndFailureColumns('_test', isTest)}
+          ${latencyAndFailureColumns('_production', 'NOT conversation.is_test')},
+          ${latencyAndFailureColumns('_test', 'conversation.is_test')}
         FROM ${conversationsWithTurns(where)}
         GROUP BY agent_id
         ORDER BY agent`),
@@ -146,7 +140,7 @@ export const testVersusProductionOverTime = (where: string) =>
         SELECT
           $__timeInterval(event_time) AS time,
           ifNull(conversation.agent_name, agent_id) AS agent,
-          if(${isTest}, 'test', 'production') AS traffic,
+          if(conversation.is_test, 'test', 'production') AS traffic,
           quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90
         FROM ${conversationsWithTurns(where)}
           AND turn.e2e_latency IS NOT NULL
