@@ -1,6 +1,7 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
 import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { conversationsWithTurns, perTestRunTable } from './latency-by-choice.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
 
 // Agent tests: automated test conversations (test_results, one row per test conversation of a
@@ -115,6 +116,28 @@ export function agentTestsDashboard() {
           ORDER BY time`),
         ],
         { unit: 'percentunit', width: 24 },
+      ),
+    )
+    .withRow(new RowBuilder('Latency and failures per test run'))
+    .withPanel(perTestRunTable(filters.testResults))
+    .withPanel(
+      timeseries(
+        'End-to-end latency of test conversations',
+        'p50, p90 and p95 of end-to-end latency of the agent turns in test conversations, per interval; milliseconds.',
+        [
+          timeseriesSql(`
+          SELECT
+            $__timeInterval(event_time) AS time,
+            quantileExact(0.5)(turn.e2e_latency) * 1000 AS p50,
+            quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90,
+            quantileExact(0.95)(turn.e2e_latency) * 1000 AS p95
+          FROM ${conversationsWithTurns(filters.testResults)}
+            AND conversation.test_run_id IS NOT NULL
+            AND turn.e2e_latency IS NOT NULL
+          GROUP BY time
+          ORDER BY time`),
+        ],
+        { unit: 'ms', width: 24 },
       ),
     )
     .withRow(new RowBuilder('Reasons and status'))

@@ -1,6 +1,7 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
 import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { conversationsWithTurns, perCampaignTable, perTelecomProviderTable } from './latency-by-choice.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
 
 // Campaigns: outbound calls per campaign (campaign_items, one row per campaign call), their
@@ -9,6 +10,9 @@ import { pie, stat, table, timeseries } from './panels.ts'
 const from = `${database}.campaign_items FINAL
 ${continuationMark}WHERE $__timeFilter(event_time)
 ${continuationMark}  AND ${filters.campaignItems}`
+
+/** Campaign calls in `conversations` (for the latency rows, which join their turns). */
+const campaignCalls = `${filters.conversations}\n${continuationMark}  AND conversation.campaign_id IS NOT NULL`
 
 export function campaignsDashboard() {
   return new DashboardBuilder('Campaigns')
@@ -138,6 +142,27 @@ export function campaignsDashboard() {
           ORDER BY time, campaign`),
         ],
         { unit: 's', width: 24 },
+      ),
+    )
+    .withRow(new RowBuilder('Latency per campaign and telecom provider'))
+    .withPanel(perCampaignTable(filters.conversations))
+    .withPanel(perTelecomProviderTable(campaignCalls))
+    .withPanel(
+      timeseries(
+        'p90 end-to-end latency per campaign',
+        'p90 of end-to-end latency of the agent turns per interval, per campaign; milliseconds.',
+        [
+          timeseriesSql(`
+          SELECT
+            $__timeInterval(event_time) AS time,
+            ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign,
+            quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90
+          FROM ${conversationsWithTurns(campaignCalls)}
+            AND turn.e2e_latency IS NOT NULL
+          GROUP BY time, campaign
+          ORDER BY time, campaign`),
+        ],
+        { unit: 'ms', width: 24 },
       ),
     )
     .withRow(new RowBuilder('Campaigns and items'))

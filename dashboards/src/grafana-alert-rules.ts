@@ -23,6 +23,15 @@ export const grafanaAlertThresholds = {
   campaignFailureShareAbove: 0.2,
   campaignMinCalls: 20,
   campaignWindowMinutes: 60,
+  /**
+   * Latency percentile rules (per agent, campaign and telecom provider): this quantile of
+   * e2e_latency (0.9 = p90) above the seconds fires, judged only with at least latencyMinTurns
+   * agent turns in the window (the SQL's HAVING count(): fewer turns return no row, no alert).
+   */
+  latencyQuantile: 0.9,
+  latencyAboveSeconds: 2,
+  latencyMinTurns: 50,
+  latencyWindowMinutes: 30,
 }
 
 export const alertFolder = 'voice-analytics'
@@ -39,6 +48,40 @@ interface ClickHouseRule {
   description: string
   severity: 'critical' | 'warning'
 }
+
+const percentile = `p${Math.round(t.latencyQuantile * 100)}`
+/** The value column of the latency rules: the chosen quantile of e2e_latency, seconds. */
+const latencyQuantile = (column: string) =>
+  `quantileExact(${t.latencyQuantile})(${column}) AS e2e_latency_${percentile}`
+/** Agent turns with an e2e_latency joined to their conversation's campaign and telecom provider. */
+const turnsWithCall = `${database}.conversation_items AS turn FINAL
+      INNER JOIN (
+        SELECT agent_id, event_time, session_id, campaign_id, campaign_name, telecom_provider
+        FROM ${database}.conversations FINAL
+        WHERE $__timeFilter(event_time)
+      ) AS conversation USING (agent_id, event_time, session_id)
+      WHERE $__timeFilter(event_time)
+        AND turn.e2e_latency IS NOT NULL`
+
+const latencyRule = (
+  scope: { uid: string; title: string; label: string; noun: string },
+  rawSql: string,
+  advice: string,
+): ClickHouseRule => ({
+  uid: scope.uid,
+  title: scope.title,
+  windowSeconds: t.latencyWindowMinutes * 60,
+  rawSql,
+  threshold: { type: 'gt', value: t.latencyAboveSeconds },
+  summary:
+    `${scope.noun} {{ $labels.${scope.label} }}: ${percentile} end-to-end latency {{ humanizeDuration $values.B.Value }} ` +
+    `over the last ${t.latencyWindowMinutes} minutes. ${advice}`,
+  description:
+    `${percentile} of e2e_latency above ${t.latencyAboveSeconds} s, judged only with at least ${t.latencyMinTurns} turns ` +
+    `in ${t.latencyWindowMinutes} min (latencyQuantile, latencyAboveSeconds, latencyMinTurns in dashboards/src/grafana-alert-rules.ts). ` +
+    'Dashboard: /d/voice-latency',
+  severity: 'warning',
+})
 
 const rules: ClickHouseRule[] = [
   {
@@ -97,6 +140,54 @@ const rules: ClickHouseRule[] = [
     description: `Share above ${t.campaignFailureShareAbove} with at least ${t.campaignMinCalls} calls (dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns`,
     severity: 'warning',
   },
+  latencyRule(
+    {
+      uid: 'voice-agent-latency-pct-clickhouse',
+      title: `Agent ${percentile} latency high (ClickHouse)`,
+      label: 'agent',
+      noun: 'Agent',
+    },
+    `
+      SELECT ifNull(agent_name, agent_id) AS agent, ${latencyQuantile('e2e_latency')}
+      FROM ${database}.conversation_items FINAL
+      WHERE $__timeFilter(event_time)
+        AND e2e_latency IS NOT NULL
+      GROUP BY agent
+      HAVING count() >= ${t.latencyMinTurns}`,
+    'Open the Voice latency dashboard ("Latency and failures by what you can change") to see whether one campaign, ' +
+      "telecom provider or test run is slow, then check the agent's LLM and TTS providers.",
+  ),
+  latencyRule(
+    {
+      uid: 'voice-campaign-latency-pct-clickhouse',
+      title: `Campaign ${percentile} latency high (ClickHouse)`,
+      label: 'campaign',
+      noun: 'Campaign',
+    },
+    `
+      SELECT ifNull(any(conversation.campaign_name), conversation.campaign_id) AS campaign,
+        conversation.campaign_id AS campaign_id, ${latencyQuantile('turn.e2e_latency')}
+      FROM ${turnsWithCall}
+        AND conversation.campaign_id IS NOT NULL
+      GROUP BY conversation.campaign_id
+      HAVING count() >= ${t.latencyMinTurns}`,
+    'Open the Campaigns dashboard ("Latency per campaign and telecom provider") and check the telecom provider and agent this campaign calls with.',
+  ),
+  latencyRule(
+    {
+      uid: 'voice-telecom-latency-pct-clickhouse',
+      title: `Telecom provider ${percentile} latency high (ClickHouse)`,
+      label: 'telecom_provider',
+      noun: 'Telecom provider',
+    },
+    `
+      SELECT conversation.telecom_provider AS telecom_provider, ${latencyQuantile('turn.e2e_latency')}
+      FROM ${turnsWithCall}
+        AND conversation.telecom_provider IS NOT NULL
+      GROUP BY conversation.telecom_provider
+      HAVING count() >= ${t.latencyMinTurns}`,
+    "Compare providers on the Voice latency dashboard, and check this provider's status and the region of its numbers.",
+  ),
 ]
 
 function buildRule(rule: ClickHouseRule): alerting.Rule {

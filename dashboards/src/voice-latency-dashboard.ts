@@ -8,6 +8,12 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap'
 import { filters, variables } from './clickhouse-variables.ts'
 import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import {
+  perCampaignTable,
+  perTelecomProviderTable,
+  testVersusProductionOverTime,
+  testVersusProductionTable,
+} from './latency-by-choice.ts'
 import { stat, table, timeseries } from './panels.ts'
 
 // Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
@@ -175,6 +181,13 @@ export function voiceLatencyDashboard() {
         9,
       ),
     )
+
+  dashboard
+    .withRow(new RowBuilder('Latency and failures by what you can change'))
+    .withPanel(perCampaignTable(filters.conversations))
+    .withPanel(perTelecomProviderTable(filters.conversations))
+    .withPanel(testVersusProductionTable(filters.conversations))
+    .withPanel(testVersusProductionOverTime(filters.conversations))
 
   dashboard
     .withRow(new RowBuilder('Slowest'))

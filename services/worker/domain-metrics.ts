@@ -36,6 +36,7 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
     telecomProvider: limit('telecom_provider', { limit: settings.valueLimit }),
     testStatus: limit('test_status', { limit: settings.valueLimit }),
     completionReason: limit('completion_reason', { limit: settings.valueLimit }),
+    campaign: limit('campaign', { limit: settings.valueLimit }),
   }
   const latency = (column: LatencyColumn) =>
     new Histogram({
@@ -69,6 +70,22 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
       name: 'voice_campaign_conversations_total',
       help: 'Outbound campaign conversations (campaign items), by status and whether the room failed',
       labelNames: ['source', 'status', 'room_failed'] as const,
+      registers: [registry],
+    }),
+    // e2e_latency by what the user chooses per call, for the per-campaign and per-provider
+    // percentile alerts; only turns of campaign calls and of calls with a telecom provider.
+    campaignLatency: new Histogram({
+      name: 'voice_campaign_e2e_latency_seconds',
+      help: 'e2e_latency of agent turns in outbound campaign calls (seconds), by campaign name',
+      labelNames: ['campaign'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    telecomLatency: new Histogram({
+      name: 'voice_telecom_e2e_latency_seconds',
+      help: 'e2e_latency of agent turns in phone calls (seconds), by telecom provider',
+      labelNames: ['telecom_provider'] as const,
+      buckets: latencyBuckets,
       registers: [registry],
     }),
     latency: {
@@ -121,10 +138,17 @@ export function recordConversations(
 ): void {
   const { labels } = metrics
   const agentOf = new Map<string, string>()
+  const campaignOf = new Map<string, string>()
+  const providerOf = new Map<string, string>()
   for (const row of conversations) {
     const source = labels.source(row.source)
     const agent = labels.agent(row.agent_name ?? row.agent_id)
-    agentOf.set(conversationKey(row), agent)
+    const key = conversationKey(row)
+    agentOf.set(key, agent)
+    // Calls outside a campaign, and web calls (no provider), stay out of those histograms: as
+    // `unknown` they would mix unrelated traffic into one alerting series.
+    if (row.campaign_id !== null) campaignOf.set(key, labels.campaign(row.campaign_name ?? row.campaign_id))
+    if (row.telecom_provider) providerOf.set(key, labels.telecomProvider(row.telecom_provider))
     metrics.conversations.inc({
       source,
       status: labels.status(row.status),
@@ -145,13 +169,21 @@ export function recordConversations(
         room_failed: String(row.room_failed === true),
       })
   }
+  const usable = (value: number | null): value is number =>
+    value !== null && Number.isFinite(value) && value >= 0
   for (const item of items) {
-    const agent = agentOf.get(conversationKey(item))
+    const key = conversationKey(item)
+    const agent = agentOf.get(key)
     if (agent === undefined) continue
     for (const column of Object.keys(metrics.latency) as LatencyColumn[]) {
       const value = item[column]
-      if (value !== null && Number.isFinite(value) && value >= 0)
-        metrics.latency[column].observe({ agent }, value)
+      if (usable(value)) metrics.latency[column].observe({ agent }, value)
     }
+    if (!usable(item.e2e_latency)) continue
+    const campaign = campaignOf.get(key)
+    if (campaign !== undefined) metrics.campaignLatency.observe({ campaign }, item.e2e_latency)
+    const provider = providerOf.get(key)
+    if (provider !== undefined)
+      metrics.telecomLatency.observe({ telecom_provider: provider }, item.e2e_latency)
   }
 }

@@ -166,6 +166,57 @@ describe('recordConversations', () => {
     expect(await total(registry, 'voice_llm_node_ttft_seconds', { agent, le: '+Inf' })).toBe(ttft.length)
   })
 
+  it('observes e2e_latency by campaign and by telecom provider, only for campaign and phone calls', async () => {
+    const { registry, metrics } = withMetrics()
+    record(
+      metrics,
+      mergeRows([
+        { rows: delivered(campaignCall, 1) },
+        { rows: delivered(campaignCall, 2) },
+        { rows: delivered(webCall, 1) },
+        { rows: delivered(failedRoom, 1) },
+        { rows: delivered(testRun, 1) },
+      ]),
+    )
+    const turns = (event: ConversationCompleteEvent) =>
+      (event.data.history ?? []).filter((item) => typeof item.metrics?.e2e_latency === 'number').length
+    expect(turns(campaignCall)).toBeGreaterThan(0)
+    expect(turns(webCall) + turns(testRun)).toBeGreaterThan(0) // turns that must stay out
+    const counts = async (name: string) =>
+      (await values(registry, name))
+        .filter((value) => value.labels.le === '+Inf')
+        .map((value) => ({ ...value.labels, n: value.value }))
+    expect(await counts('voice_campaign_e2e_latency_seconds')).toEqual([
+      { le: '+Inf', campaign: campaignCall.data.campaign_name, n: turns(campaignCall) },
+    ])
+    expect(await counts('voice_telecom_e2e_latency_seconds')).toEqual(
+      expect.arrayContaining([
+        { le: '+Inf', telecom_provider: campaignCall.data.telecom_provider, n: turns(campaignCall) },
+        { le: '+Inf', telecom_provider: failedRoom.data.telecom_provider, n: turns(failedRoom) },
+      ]),
+    )
+    expect(await total(registry, 'voice_telecom_e2e_latency_seconds', { le: '+Inf' })).toBe(
+      turns(campaignCall) + turns(failedRoom),
+    )
+  })
+
+  it('bounds the campaign label like the other open values', async () => {
+    const overflowed: string[] = []
+    const { registry, metrics } = withMetrics({
+      valueLimit: 1,
+      onOverflow: (label, value) => overflowed.push(`${label}=${value}`),
+    })
+    const other = structuredClone(campaignCall)
+    other.data.campaign_name = 'Another campaign'
+    other.data.session_id = `${campaignCall.data.session_id}-2`
+    record(metrics, mergeRows([{ rows: delivered(campaignCall, 1) }, { rows: delivered(other, 1) }]))
+    const labels = (await values(registry, 'voice_campaign_e2e_latency_seconds'))
+      .filter((value) => value.labels.le === '+Inf')
+      .map((value) => value.labels.campaign)
+    expect(labels.sort()).toEqual([campaignCall.data.campaign_name, 'other'].sort())
+    expect(overflowed).toEqual(['campaign=Another campaign'])
+  })
+
   it('counts nothing the second time the same conversation arrives in a later write', async () => {
     const { registry, metrics } = withMetrics()
     const first = delivered(failedRoom, 1)

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
 import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
 import { expandPanelSql, type MacroContext, type Selection } from './grafana-macros.ts'
@@ -197,21 +198,112 @@ describe('ClickHouse queries of the provisioned dashboards', () => {
   })
 })
 
+/** The window a Grafana alert rule evaluates, ending at the generated data's `now`. */
+const windowOf = (rule: { from: number; to: number }): MacroContext => ({
+  from: new Date(generated.now.getTime() - rule.from * 1000),
+  to: new Date(generated.now.getTime() - rule.to * 1000),
+  intervalSeconds: 60,
+  variables: {},
+})
+
+describe('latency and failures by what the user can change', () => {
+  it('test vs production: each conversation, turn and failure of an agent counts on exactly one side', async () => {
+    const dashboard = clickhouseDashboards.find((candidate) => candidate.file === 'voice-latency.json')!
+    const query = clickhousePanelQueries(dashboard).find((candidate) =>
+      candidate.where.includes('/ Test vs production traffic of each agent /'),
+    )!
+    const context = contextFor(dashboard)
+    const panel = await run(expandPanelSql(query.rawSql, context, await variableOptions(dashboard, context)))
+    // The truth, from each table alone (no join): conversations and failures, and turns.
+    const conversations = await run(`
+      SELECT agent_id, ifNull(any(agent_name), agent_id) AS agent, count() AS conversations,
+        countIf(room_failed OR ifNull(error_message, '') != '') AS failed
+      FROM voice_analytics.conversations FINAL
+      GROUP BY agent_id`)
+    const turns = await run(`
+      SELECT agent_id, count() AS turns
+      FROM voice_analytics.conversation_items FINAL
+      WHERE e2e_latency IS NOT NULL
+      GROUP BY agent_id`)
+    const turnsOf = new Map(turns.data.map((row) => [String(row.agent_id), Number(row.turns)]))
+    const expected: Record<string, unknown>[] = conversations.data.map((row) => ({
+      ...row,
+      turns: turnsOf.get(String(row.agent_id)) ?? 0,
+    }))
+    const byAgent = new Map(expected.map((row) => [String(row.agent), row]))
+    expect(panel.data.length).toBe(byAgent.size)
+    let bothSides = 0
+    for (const row of panel.data) {
+      const want = byAgent.get(String(row.agent))!
+      const n = (name: string) => Number(row[name] ?? 0)
+      expect(n('conversations_production') + n('conversations_test'), String(row.agent)).toBe(
+        Number(want.conversations),
+      )
+      expect(n('turns_production') + n('turns_test'), String(row.agent)).toBe(Number(want.turns))
+      const failed =
+        n('failed_share_production') * n('conversations_production') +
+        n('failed_share_test') * n('conversations_test')
+      expect(failed, String(row.agent)).toBeCloseTo(Number(want.failed), 0)
+      if (n('turns_production') > 0 && n('turns_test') > 0) bothSides++
+    }
+    expect(bothSides, 'agents with test and production traffic in the window').toBeGreaterThan(0)
+  })
+})
+
 describe('ClickHouse queries of the provisioned Grafana alert rules', () => {
   it('each rule query returns labels and one value per row over its window', async () => {
     const rules = alertRuleQueries()
-    expect(rules.length).toBe(3)
+    expect(rules.length).toBe(6)
     for (const rule of rules) {
-      const context: MacroContext = {
-        from: new Date(generated.now.getTime() - rule.from * 1000),
-        to: new Date(generated.now.getTime() - rule.to * 1000),
-        intervalSeconds: 60,
-        variables: {},
-      }
-      const result = await run(expandPanelSql(rule.rawSql, context, {}))
+      const result = await run(expandPanelSql(rule.rawSql, windowOf(rule), {}))
       expect(result.data.length, `${rule.where}: returns rows`).toBeGreaterThan(0)
       expect(result.meta.filter(numeric).length, `${rule.where}: one value column`).toBe(1)
       expect(result.meta.filter(textual).length, `${rule.where}: label columns`).toBe(result.meta.length - 1)
+    }
+  })
+})
+
+describe('the sample-size guard of the Grafana latency percentile rules', () => {
+  const guard = /\nHAVING count\(\) >= (\d+)$/
+  const latencyRules = () => alertRuleQueries().filter((rule) => rule.where.includes(' latency high '))
+  const labelsOf = (result: Result) =>
+    result.data
+      .map((row) => JSON.stringify(result.meta.filter(textual).map((column) => row[column.name])))
+      .sort()
+
+  it('exactly the agents, campaigns and providers with at least N turns in the window are judged', async () => {
+    expect(latencyRules().length).toBe(3)
+    for (const rule of latencyRules()) {
+      expect(rule.rawSql, rule.where).toMatch(guard)
+      expect(Number(guard.exec(rule.rawSql)![1]), `${rule.where}: N`).toBe(
+        grafanaAlertThresholds.latencyMinTurns,
+      )
+      const context = windowOf(rule)
+      // The same query unguarded, with each group's turns: what the guard chooses from.
+      const unguarded = rule.rawSql.replace(guard, '').replace(/^SELECT /, 'SELECT count() AS guard_turns, ')
+      const groups = (await run(expandPanelSql(unguarded, context, {}))).data.map((row) =>
+        Number(row.guard_turns),
+      )
+      expect(groups.length, `${rule.where}: several groups in the window`).toBeGreaterThan(1)
+      const sorted = [...groups].sort((a, b) => a - b)
+      // The largest group's turns as the bar: that group is judged, the smaller ones are not.
+      const bar = sorted[sorted.length - 1]!
+      expect(bar, `${rule.where}: groups differ in turns`).toBeGreaterThan(sorted[0]!)
+      const guarded = rule.rawSql.replace(guard, `\nHAVING count() >= ${bar}`)
+      const judged = await run(expandPanelSql(guarded, context, {}))
+      const expected = await run(
+        expandPanelSql(`SELECT * FROM (${unguarded}) WHERE guard_turns >= ${bar}`, context, {}),
+      )
+      expect(judged.data.length, rule.where).toBe(groups.filter((turns) => turns >= bar).length)
+      expect(judged.data.length, `${rule.where}: some groups left out for lack of turns`).toBeLessThan(
+        groups.length,
+      )
+      expect(labelsOf(judged), rule.where).toEqual(labelsOf(expected))
+      // With the bar above every group, nothing is judged: no row, no alert.
+      const none = await run(
+        expandPanelSql(rule.rawSql.replace(guard, `\nHAVING count() >= ${bar + 1}`), context, {}),
+      )
+      expect(none.data, rule.where).toEqual([])
     }
   })
 })
@@ -236,6 +328,10 @@ describe('docs/sql-cookbook.md', () => {
       'pass rate per test run',
       'why tests fail',
       'failed rooms and their errors',
+      'latency and failure rate per campaign',
+      'latency and failure rate per telecom provider',
+      'latency and failure rate per test run',
+      'test traffic vs production traffic per agent',
     ])
       expect(titles).toContain(topic)
   })

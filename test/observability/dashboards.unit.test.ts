@@ -139,7 +139,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
 
   it('each rule: unique uid, a condition on its own queries, a ClickHouse query, severity and an actionable summary', () => {
     const rules = alerting!.content.groups.flatMap((group) => group.rules)
-    expect(rules.length).toBe(3)
+    expect(rules.length).toBe(6)
     expect(new Set(rules.map((rule) => rule.uid)).size).toBe(rules.length)
     for (const rule of rules) {
       const refIds = rule.data.map((query) => query.refId)
@@ -169,6 +169,32 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
       grafanaAlertThresholds.failedRoomsPerAgent,
       grafanaAlertThresholds.testPassRateBelow,
       grafanaAlertThresholds.campaignFailureShareAbove,
+      grafanaAlertThresholds.latencyAboveSeconds,
+      grafanaAlertThresholds.latencyAboveSeconds,
+      grafanaAlertThresholds.latencyAboveSeconds,
     ])
+  })
+
+  it('the latency percentile rules: the configured quantile, judged only with enough turns (HAVING count() >= N)', () => {
+    const rules = alerting!.content.groups
+      .flatMap((group) => group.rules)
+      .filter((rule) => rule.uid.includes('-latency-'))
+    expect(rules.map((rule) => rule.title)).toEqual([
+      'Agent p90 latency high (ClickHouse)',
+      'Campaign p90 latency high (ClickHouse)',
+      'Telecom provider p90 latency high (ClickHouse)',
+    ])
+    for (const rule of rules) {
+      const { rawSql } = rule.data.find((query) => query.datasourceUid === 'clickhouse')!.model as {
+        rawSql: string
+      }
+      expect(rawSql, rule.title).toContain(`quantileExact(${grafanaAlertThresholds.latencyQuantile})(`)
+      expect(rawSql, rule.title).toMatch(
+        new RegExp(`\\nHAVING count\\(\\) >= ${grafanaAlertThresholds.latencyMinTurns}$`),
+      )
+      expect(rule.data.find((query) => query.datasourceUid === 'clickhouse')!.relativeTimeRange.from).toBe(
+        grafanaAlertThresholds.latencyWindowMinutes * 60,
+      )
+    }
   })
 })

@@ -125,9 +125,13 @@ describe('Prometheus scraping the ingress and the worker', () => {
   const unique = events.length
   const tests = events.filter((event) => event.data.test_run_id).length
   const campaignCalls = events.filter((event) => event.data.campaign_id).length
-  const e2eTurns = events
-    .flatMap((event) => event.data.history ?? [])
-    .filter((item) => typeof item.metrics?.e2e_latency === 'number').length
+  const e2eTurnsOf = (chosen: ConversationCompleteEvent[]) =>
+    chosen
+      .flatMap((event) => event.data.history ?? [])
+      .filter((item) => typeof item.metrics?.e2e_latency === 'number').length
+  const e2eTurns = e2eTurnsOf(events)
+  const campaignTurns = e2eTurnsOf(events.filter((event) => event.data.campaign_id))
+  const phoneTurns = e2eTurnsOf(events.filter((event) => event.data.telecom_provider))
   let posted = 0
 
   it('sees both targets up', async () => {
@@ -154,7 +158,14 @@ describe('Prometheus scraping the ingress and the worker', () => {
       (n) => n === unique,
       15_000,
     )
-    expect(await scalar('sum(ingress_events_total{outcome="accepted"})')).toBe(posted)
+    // The ingress is another target, scraped at its own moment: its last scrape may predate the
+    // worker's, so wait for it too rather than read it once.
+    await waitFor(
+      'the ingress counter',
+      () => scalar('sum(ingress_events_total{outcome="accepted"})'),
+      (n) => n === posted,
+      15_000,
+    )
     expect(await scalar('sum(voice_conversations_total)')).toBe(unique)
     expect(await byLabel('sum by (agent) (voice_failed_rooms_total)', 'agent')).toEqual({
       [billing]: 4,
@@ -163,6 +174,9 @@ describe('Prometheus scraping the ingress and the worker', () => {
     expect(await scalar('sum(voice_test_results_total)')).toBe(tests)
     expect(await scalar('sum(voice_campaign_conversations_total)')).toBe(campaignCalls)
     expect(await scalar('sum(voice_e2e_latency_seconds_count)')).toBe(e2eTurns)
+    expect(await scalar('sum(voice_campaign_e2e_latency_seconds_count)')).toBe(campaignTurns)
+    expect(await scalar('sum(voice_telecom_e2e_latency_seconds_count)')).toBe(phoneTurns)
+    expect(campaignTurns * phoneTurns, 'campaign and phone turns among the generated').toBeGreaterThan(0)
     expect(await byLabel('sum by (status) (voice_conversations_total)', 'status')).toMatchObject({
       Failed: 5,
     })
@@ -211,12 +225,22 @@ describe('Prometheus scraping the ingress and the worker', () => {
       () => scalar('max(timestamp(up{job="worker"}))'),
       (t) => t > scraped + 1,
     )
-    expect(await scalar('sum(ingress_events_total{outcome="accepted"})')).toBe(posted)
+    // The ingress is another target, scraped at its own moment: its last scrape may predate the
+    // worker's, so wait for it too rather than read it once.
+    await waitFor(
+      'the ingress counter',
+      () => scalar('sum(ingress_events_total{outcome="accepted"})'),
+      (n) => n === posted,
+      15_000,
+    )
     expect(await scalar('sum(voice_conversations_total)')).toBe(unique)
     expect(await byLabel('sum by (agent) (voice_failed_rooms_total)', 'agent')).toEqual({
       [billing]: 4,
       [support]: 1,
     })
     expect(await scalar('sum(voice_e2e_latency_seconds_count)')).toBe(e2eTurns)
+    expect(await scalar('sum(voice_campaign_e2e_latency_seconds_count)')).toBe(campaignTurns)
+    expect(await scalar('sum(voice_telecom_e2e_latency_seconds_count)')).toBe(phoneTurns)
+    expect(campaignTurns * phoneTurns, 'campaign and phone turns among the generated').toBeGreaterThan(0)
   })
 })
