@@ -14,7 +14,7 @@ describe('checkIngressTransport', () => {
   })
 
   it.each(['http://127.0.0.1:8080', 'http://localhost:8080/x', 'http://LOCALHOST', 'http://[::1]:9000'])(
-    'takes http://%s with --insecure (loopback)',
+    'takes %s with --insecure (loopback)',
     (url) => {
       expect(() => checkIngressTransport(url, true)).not.toThrow()
     },
