@@ -24,7 +24,10 @@ export interface ReadOnlyQuery {
   final: boolean
 }
 
-const readOnlySettings = (final: boolean) => ({ final: final ? 1 : 0, readonly: '1' }) as const
+/** The engine's guard, last: once set, the session can change no setting (not even `final`). */
+export const readOnlySettings = (final: boolean) =>
+  // chDB allows introspection functions (addressToSymbol, ...) by default: not here.
+  ({ final: final ? 1 : 0, allow_introspection_functions: 0, readonly: '1' }) as const
 
 async function readText(result: { stream: AsyncIterable<unknown> }): Promise<string> {
   let text = ''

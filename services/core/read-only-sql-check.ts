@@ -161,7 +161,10 @@ export function parseExplainAst(text: string): AstLine[] {
     const space = body.indexOf(' ')
     const type = space < 0 ? body : body.slice(0, space)
     const rest = space < 0 ? '' : body.slice(space + 1)
-    const detail = ` ${rest}`.replace(/ \(children \d+\)$/, '').replace(/ \(alias [^)]*\)$/, '').trim()
+    const detail = ` ${rest}`
+      .replace(/ \(children \d+\)$/, '')
+      .replace(/ \(alias [^)]*\)$/, '')
+      .trim()
     lines.push({ depth, type, detail })
   }
   return lines
@@ -224,7 +227,6 @@ export function readOnlyRefusal(ast: readonly AstLine[], catalog: FunctionCatalo
     return `only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN are answered here, not ${explained?.type ?? root.type}`
   const resolved = resolveCatalog(catalog)
   for (const [index, line] of ast.entries()) {
-    if (line.type === 'Set') return `a SETTINGS clause is not allowed (${outOfThinAir}, with fixed settings)`
     // A literal right under the statement (or under the explained one) is INTO OUTFILE's file name.
     if (line.type === 'Literal' && (line.depth === 1 || (root.type === 'Explain' && line.depth === 2)))
       return 'INTO OUTFILE is not allowed: results go back to the caller only'
