@@ -224,7 +224,7 @@ export function readOnlyRefusal(ast: readonly AstLine[], catalog: FunctionCatalo
   if (!root) return 'no statement'
   const explained = root.type === 'Explain' ? ast[1] : root
   if (!explained || !isStatementKind(explained.type))
-    return `only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN are answered here, not ${explained?.type ?? root.type}`
+    return `the session is readonly: only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN are answered, not ${explained?.type ?? root.type}`
   const resolved = resolveCatalog(catalog)
   for (const [index, line] of ast.entries()) {
     // A literal right under the statement (or under the explained one) is INTO OUTFILE's file name.
