@@ -1,7 +1,9 @@
 import type { ClickHouseClient } from './clickhouse.ts'
 
-// Retention is configuration (CLICKHOUSE_TTL_DAYS, CLICKHOUSE_ROLLUP_TTL_DAYS), not a migration:
-// after migrating, each table's TTL is brought to the configured number of days (0 = keep all).
+// Retention is configuration (CLICKHOUSE_TTL_DAYS, CLICKHOUSE_ROLLUP_TTL_DAYS for the worker;
+// --ttl-days, --rollup-ttl-days for `migrate` and `replay`), not a migration: each table's TTL is
+// brought to the number of days asked for (0 = keep all). Nothing asked for (undefined) leaves the
+// TTL as it is, so a process started without a setting never undoes the retention someone chose.
 // Only a table whose TTL differs is altered, so a restart with the same setting changes nothing.
 export const conversationTables = [
   'conversations',
@@ -16,8 +18,15 @@ export const rollupTables = ['agent_latency_minute'] as const
 const timeColumn: Record<string, string> = { agent_latency_minute: 'minute' }
 
 export interface RetentionSettings {
-  conversationDays: number
-  rollupDays: number
+  /** undefined: leave the conversation tables' TTL as it is. */
+  conversationDays?: number | undefined
+  /** undefined: leave the rollup's TTL as it is. */
+  rollupDays?: number | undefined
+}
+
+export interface TableEngine {
+  name: string
+  engine_full: string
 }
 
 /** The TTL days found in a table's engine_full text (undefined: no TTL). */
@@ -32,28 +41,38 @@ export function ttlStatement(database: string, table: string, days: number): str
   return `ALTER TABLE ${database}.${table} MODIFY TTL toDateTime(${column}) + INTERVAL ${days} DAY`
 }
 
-/** Applies the configured retention; returns the statements it ran. */
+/** The ALTER statements that bring each table's TTL to the settings; none for a setting left out. */
+export function retentionStatements(
+  database: string,
+  tables: readonly TableEngine[],
+  settings: RetentionSettings,
+): string[] {
+  const wanted = new Map<string, number | undefined>([
+    ...conversationTables.map((table) => [table, settings.conversationDays] as const),
+    ...rollupTables.map((table) => [table, settings.rollupDays] as const),
+  ])
+  const statements: string[] = []
+  for (const { name, engine_full } of tables) {
+    const days = wanted.get(name)
+    if (days === undefined || (ttlDays(engine_full) ?? 0) === days) continue
+    statements.push(ttlStatement(database, name, days))
+  }
+  return statements
+}
+
+/** Applies the retention asked for; returns the statements it ran. */
 export async function applyRetention(
   client: ClickHouseClient,
   database: string,
   settings: RetentionSettings,
 ): Promise<string[]> {
-  const wanted = new Map<string, number>([
-    ...conversationTables.map((table) => [table, settings.conversationDays] as const),
-    ...rollupTables.map((table) => [table, settings.rollupDays] as const),
-  ])
+  if (settings.conversationDays === undefined && settings.rollupDays === undefined) return []
   const result = await client.query({
     query: 'SELECT name, engine_full FROM system.tables WHERE database = {database:String}',
     query_params: { database },
     format: 'JSONEachRow',
   })
-  const ran: string[] = []
-  for (const { name, engine_full } of await result.json<{ name: string; engine_full: string }>()) {
-    const days = wanted.get(name)
-    if (days === undefined || (ttlDays(engine_full) ?? 0) === days) continue
-    const statement = ttlStatement(database, name, days)
-    await client.command({ query: statement })
-    ran.push(statement)
-  }
-  return ran
+  const statements = retentionStatements(database, await result.json<TableEngine>(), settings)
+  for (const statement of statements) await client.command({ query: statement })
+  return statements
 }

@@ -47,9 +47,9 @@ const envSchema = z.object({
   METRICS_AGENT_LIMIT: z.coerce.number().int().min(0).default(50),
   /** Distinct values per open enumeration label (status, telecom provider, test status, ...) before `other`. */
   METRICS_LABEL_VALUE_LIMIT: z.coerce.number().int().min(1).default(20),
-  /** Retention of the conversation tables and of the latency rollup, in days; 0 keeps everything. */
-  CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).default(0),
-  CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).default(0),
+  /** Retention the worker applies at start, in days (0 removes the TTL: keep everything); unset leaves the tables' TTL as it is. */
+  CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).optional(),
+  CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).optional(),
   /** `npm run dev`: the local read-only SQL endpoint over the embedded ClickHouse (`voice-analytics query`). */
   DEV_SQL_PORT: port.default(8124),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

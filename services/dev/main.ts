@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createClickHouse, describeClickHouse } from '../core/clickhouse.ts'
 import { loadConfig } from '../core/env.ts'
+import { loadOrCreateLocalSecret, localStateDir } from '../core/local-secret.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
@@ -26,11 +27,14 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
   }
   const clickhouse = createClickHouse(config)
   const worker = await startWorker(config, logger.child({ service: 'worker' }), { clickhouse })
-  // A second session on the same data directory, read-only, for analysts' SQL.
-  const readOnly = config.CLICKHOUSE_URL ? undefined : createClickHouse(config)
-  const sql: SqlEndpoint | undefined = readOnly
-    ? await startSqlEndpoint(readOnly, config.DEV_SQL_PORT)
-    : undefined
+  // Read-only sessions on the same data directory, one per query, for analysts' SQL.
+  const sql: SqlEndpoint | undefined = config.CLICKHOUSE_URL
+    ? undefined
+    : await startSqlEndpoint(
+        () => createClickHouse(config),
+        config.DEV_SQL_PORT,
+        await loadOrCreateLocalSecret(localStateDir(), 'sql-endpoint-token'),
+      )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   logger.info(
     {
@@ -52,7 +56,6 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
     await ingress.close()
     await worker.stop()
     await sql?.close()
-    await readOnly?.close()
     await clickhouse.close()
   }
 }

@@ -1,62 +1,128 @@
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ClickHouseClient } from '../core/clickhouse.ts'
-import { runReadOnlyQuery } from '../core/clickhouse-read-only.ts'
+import { ReadOnlyQueryRefused, runReadOnlyQuery } from '../core/clickhouse-read-only.ts'
+import { guardRefusal } from './sql-endpoint-guard.ts'
 
 // Only one process can own an embedded ClickHouse data directory, so `npm run dev` (which owns
 // it) answers SQL for `voice-analytics query` on localhost: a small, read-only subset of the
 // ClickHouse HTTP interface (POST the SQL; ?default_format=...; ?final=0 to read unmerged rows).
+// Every request must name the loopback host it is served on, come from no other site, and carry
+// the token (sql-endpoint-guard.ts); every query is read-only and checked (clickhouse-read-only.ts),
+// each in a session of its own (chDB keeps `readonly` for the session).
 export interface SqlEndpoint {
   url: string
   close(): Promise<void>
 }
 
+/** The SQL of one request, at most this long: analysts' queries, not data. */
+const maxSqlBytes = 1024 * 1024
+
+const securityHeaders = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+}
+
+function answer(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+) {
+  response
+    .writeHead(status, { ...securityHeaders, 'content-type': 'text/plain; charset=utf-8', ...headers })
+    .end(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+async function readSql(request: IncomingMessage): Promise<string | undefined> {
+  let body = ''
+  let bytes = 0
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    bytes += chunk.length
+    if (bytes > maxSqlBytes) return undefined
+    body += chunk.toString('utf8')
+  }
+  return body
+}
+
+/**
+ * @param openSession a new read-only-to-be session per query (for chDB: a new session on the
+ *   data directory the caller owns; it is closed after the query)
+ * @param token what `Authorization: Bearer` must carry (see local-secret.ts, 'sql-endpoint-token')
+ */
 export async function startSqlEndpoint(
-  client: ClickHouseClient,
+  openSession: () => ClickHouseClient,
   port: number,
+  token: string,
   host = '127.0.0.1',
 ): Promise<SqlEndpoint> {
+  let servedPort = port
   const server = createServer(async (request, response) => {
+    const refusal = guardRefusal(
+      {
+        host: request.headers.host,
+        origin: request.headers.origin,
+        secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+        authorization: request.headers.authorization,
+      },
+      servedPort,
+      token,
+    )
+    if (refusal) {
+      // The body is left unread: the connection closes with the answer.
+      response.setHeader('connection', 'close')
+      answer(
+        response,
+        refusal.status,
+        refusal.message,
+        refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+      )
+      return
+    }
     const url = new URL(request.url ?? '/', 'http://localhost')
-    let sql = url.searchParams.get('query') ?? ''
-    if (request.method === 'POST') {
-      let body = ''
-      for await (const chunk of request) body += chunk
-      sql = sql ? `${sql}\n${body}` : body
-    } else if (request.method !== 'GET') {
-      response.writeHead(405).end()
+    if (request.method !== 'POST' && request.method !== 'GET') {
+      answer(response, 405, 'POST the SQL', { allow: 'GET, POST' })
       return
     }
     if (url.pathname === '/ping') {
-      response.writeHead(200).end('Ok.\n')
+      answer(response, 200, 'Ok.')
       return
+    }
+    let sql = url.searchParams.get('query') ?? ''
+    if (request.method === 'POST') {
+      const body = await readSql(request)
+      if (body === undefined) {
+        response.setHeader('connection', 'close')
+        answer(response, 413, `the SQL is longer than ${maxSqlBytes} bytes`)
+        return
+      }
+      sql = sql ? `${sql}\n${body}` : body
     }
     if (sql.trim() === '') {
-      response
-        .writeHead(400, { 'content-type': 'text/plain' })
-        .end('no SQL: POST it as the body or pass ?query=\n')
+      answer(response, 400, 'no SQL: POST it as the body or pass ?query=')
       return
     }
+    const session = openSession()
     try {
-      const text = await runReadOnlyQuery(client, {
+      const text = await runReadOnlyQuery(session, {
         sql,
         format: url.searchParams.get('default_format') ?? 'TabSeparated',
         final: url.searchParams.get('final') !== '0',
       })
-      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(text)
+      response.writeHead(200, { ...securityHeaders, 'content-type': 'text/plain; charset=utf-8' }).end(text)
     } catch (error) {
-      response
-        .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
-        .end(`${(error as Error).message}\n`)
+      answer(response, error instanceof ReadOnlyQueryRefused ? 400 : 500, (error as Error).message)
+    } finally {
+      await session.close()
     }
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => resolve())
   })
-  const address = server.address() as AddressInfo
+  servedPort = (server.address() as AddressInfo).port
   return {
-    url: `http://${host}:${address.port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${servedPort}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

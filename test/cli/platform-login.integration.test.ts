@@ -136,6 +136,7 @@ describe('voice-analytics CLI against the real Keycloak', () => {
         'register',
         '--url',
         'http://127.0.0.1:8080',
+        '--insecure',
         '--token-from',
         'prod',
         '--body-json',
@@ -159,6 +160,16 @@ describe('voice-analytics CLI against the real Keycloak', () => {
         description: 'voice-analytics ingress',
       },
     })
+    // an http:// ingress URL without --insecure: refused before anything is sent (the token would be in clear)
+    const requestsBefore = api.requests.length
+    const clearText = await runCli(
+      ['webhooks', 'register', '--url', 'http://127.0.0.1:8080', '--token-from', 'prod'],
+      env({ WEBHOOK_SECRETS: `prod=${ingressSecret}` }),
+    )
+    expect(clearText.code).toBe(1)
+    expect(clearText.stderr).toContain('the ingress token would travel in clear text')
+    expect(clearText.stdout).toBe('')
+    expect(api.requests.length).toBe(requestsBefore)
     // an error answer of the API: status, code and description, non-zero exit
     const refused = await runCli(
       ['webhooks', 'register', '--url', 'http://127.0.0.1:8080', '--field', 'url=ftp://x'],

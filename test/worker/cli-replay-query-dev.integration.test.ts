@@ -124,6 +124,8 @@ describe('npm run dev', () => {
       INGRESS_PORT: '0',
       INGRESS_HOST: '127.0.0.1',
       DEV_SQL_PORT: String(await freePort()),
+      // The endpoint's token (and any made-up secret) in the test's own dir, not the checkout's data/.
+      VA_STATE_DIR: data.dir,
       WEBHOOK_SECRETS: `devtest=${secret}`,
       LOG_LEVEL: 'info',
     }

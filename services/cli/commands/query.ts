@@ -3,17 +3,24 @@ import { createClickHouse } from '../../core/clickhouse.ts'
 import { openClickHouse } from '../../core/clickhouse-open.ts'
 import { type ReadOnlyQuery, runReadOnlyQuery } from '../../core/clickhouse-read-only.ts'
 import { type Config, loadConfig } from '../../core/env.ts'
+import { localStateDir, readLocalSecret } from '../../core/local-secret.ts'
 
 // `query "<SQL>"`: read-only SQL against the pipeline's ClickHouse. With CLICKHOUSE_URL, the
 // server; embedded, the SQL endpoint of a running `npm run dev` (which owns the data directory),
-// else the data directory itself.
+// else the data directory itself. The endpoint's token is the one `npm run dev` keeps in the
+// state directory of this checkout (VA_STATE_DIR, default ./data).
 async function viaDevEndpoint(config: Config, query: ReadOnlyQuery): Promise<string | undefined> {
   const url = new URL(`http://127.0.0.1:${config.DEV_SQL_PORT}/`)
   url.searchParams.set('default_format', query.format)
   url.searchParams.set('final', query.final ? '1' : '0')
+  const token = await readLocalSecret(localStateDir(), 'sql-endpoint-token')
   let response: Response
   try {
-    response = await fetch(url, { method: 'POST', body: query.sql })
+    response = await fetch(url, {
+      method: 'POST',
+      body: query.sql,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    })
   } catch {
     return undefined // nobody listening: no `npm run dev`
   }

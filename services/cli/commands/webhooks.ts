@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { withoutQuery } from '../../core/logger.ts'
 import { callPlatformApi } from '../platform/api-client.ts'
-import { ingressWebhookUrl } from '../platform/ingress-url.ts'
+import { checkIngressTransport, ingressWebhookUrl } from '../platform/ingress-url.ts'
 import { openPlatformSession } from '../platform/session.ts'
 import { addWebhookRecord, readWebhookRecords } from '../platform/webhook-records.ts'
 import { webhookIdOf, webhookRequestBody } from '../platform/webhook-request.ts'
@@ -25,6 +25,10 @@ export function registerWebhooksCommand(program: Command): void {
     )
     .option('--field <key=value>', 'extra body field, repeatable; overrides --body-json', collect, [])
     .option('--body-json <json>', 'JSON object merged into the request body (after url)')
+    .option(
+      '--insecure',
+      'allow an http:// URL to a loopback ingress (local testing; the token is sent in clear)',
+    )
     .option('--env <name>', environmentOptionHelp)
     .action(
       async (options: {
@@ -32,6 +36,7 @@ export function registerWebhooksCommand(program: Command): void {
         tokenFrom?: string
         field: string[]
         bodyJson?: string
+        insecure?: boolean
         env?: string
       }) => {
         const url = ingressWebhookUrl(options.url, {
@@ -39,6 +44,8 @@ export function registerWebhooksCommand(program: Command): void {
           webhookSecrets: process.env.WEBHOOK_SECRETS ?? '',
         })
         const body = webhookRequestBody(url, options.field, options.bodyJson)
+        // Checked on the URL actually sent: --field url=... or --body-json may replace --url.
+        checkIngressTransport(typeof body.url === 'string' ? body.url : url, options.insecure === true)
         const session = await openPlatformSession(options.env)
         const id = webhookIdOf(await callPlatformApi(session, 'POST', '/api/Webhooks', body))
         await addWebhookRecord(session.webhookRecordsFile, {

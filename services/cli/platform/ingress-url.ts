@@ -1,4 +1,5 @@
 import { parseWebhookSecrets } from '../../core/webhook-secrets.ts'
+import { isLoopbackHost } from './loopback.ts'
 
 // The URL the platform should POST to: the ingress route (contract: /webhooks/conversation-complete)
 // with the shared secret of one source in ?token= (the platform documents no signature).
@@ -35,4 +36,29 @@ export function ingressWebhookUrl(
   }
   url.searchParams.set('token', match.secret)
   return url.toString()
+}
+
+/**
+ * The URL the platform will call carries the ingress token in its query: over plain http it would
+ * travel in clear text. http:// only with --insecure, and --insecure only for a loopback ingress
+ * (local testing). Other schemes are left to the platform to judge.
+ */
+export function checkIngressTransport(url: string, insecure: boolean): void {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return
+  }
+  if (parsed.protocol !== 'http:') return
+  const where = `${parsed.protocol}//${parsed.host}`
+  if (!insecure)
+    throw new IngressUrlError(
+      `the webhook URL ${where} uses http://: the ingress token would travel in clear text; ` +
+        'use https://, or --insecure for an ingress on this machine (127.0.0.1, localhost, [::1])',
+    )
+  if (!isLoopbackHost(parsed.hostname))
+    throw new IngressUrlError(
+      `--insecure is only for a loopback ingress (127.0.0.1, localhost, [::1]), not ${parsed.hostname}: use https://`,
+    )
 }

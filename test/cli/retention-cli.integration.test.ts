@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { conversationTables } from '../../services/core/clickhouse-retention.ts'
+import type { Producer } from '../../services/core/kafka.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  connectedProducer,
+  produceEvents,
+  tempDataDir,
+  testCodec,
+  workerEnv,
+} from '../worker/worker-test-support.ts'
+
+// `migrate` and `replay` leave the tables' retention as it is unless --ttl-days asks: neither the
+// caller's CLICKHOUSE_TTL_DAYS nor its absence may reset a TTL someone chose (issue #10).
+const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const run = promisify(execFile)
+
+describe('retention with migrate and replay', () => {
+  const data = tempDataDir('cli-retention')
+  let producer: Producer
+  let env: Record<string, string>
+
+  async function voiceAnalytics(extra: Record<string, string>, ...args: string[]) {
+    return run(process.execPath, [cli, ...args], {
+      env: { ...process.env, CLICKHOUSE_TTL_DAYS: '', CLICKHOUSE_ROLLUP_TTL_DAYS: '', ...env, ...extra },
+      timeout: 120_000,
+    })
+  }
+
+  /** TTL days per table, read through `voice-analytics query` (the CLI owns the data directory). */
+  async function ttlOf(table: string): Promise<number | null> {
+    const { stdout } = await voiceAnalytics(
+      {},
+      'query',
+      `SELECT engine_full FROM system.tables WHERE database = 'voice_analytics' AND name = '${table}'`,
+      '--format',
+      'TSVRaw',
+    )
+    const match = /toIntervalDay\((\d+)\)/.exec(stdout)
+    return match ? Number(match[1]) : null
+  }
+
+  beforeAll(async () => {
+    const kafka = testKafka()
+    const topic = await createTestTopic(kafka, 'cli-retention', 1)
+    producer = await connectedProducer(kafka)
+    await produceEvents(
+      producer,
+      await testCodec(),
+      topic,
+      generateConversations({ count: 5, seed: 3, historyItems: 2 }),
+    )
+    env = workerEnv(topic, data.dir)
+  })
+  afterAll(async () => {
+    await producer?.disconnect()
+    data.remove()
+  })
+
+  it('migrate sets the TTL only with --ttl-days, and keeps it without, whatever CLICKHOUSE_TTL_DAYS says', async () => {
+    const set = await voiceAnalytics({}, 'migrate', '--ttl-days', '30')
+    expect(set.stdout).toContain('MODIFY TTL toDateTime(event_time) + INTERVAL 30 DAY')
+    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(30)
+    expect(await ttlOf('agent_latency_minute')).toBeNull()
+
+    const plain = await voiceAnalytics({}, 'migrate')
+    expect(plain.stdout).not.toMatch(/TTL/)
+    expect(await ttlOf('conversations')).toBe(30)
+
+    await voiceAnalytics({ CLICKHOUSE_TTL_DAYS: '5', CLICKHOUSE_ROLLUP_TTL_DAYS: '0' }, 'migrate')
+    expect(await ttlOf('conversations')).toBe(30)
+  })
+
+  it('replay keeps the TTL without --ttl-days and sets it with', async () => {
+    const plain = await voiceAnalytics({}, 'replay', '--from', 'earliest')
+    expect(plain.stdout).toMatch(/replayed 5 messages/)
+    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(30)
+
+    await voiceAnalytics({}, 'replay', '--from', 'earliest', '--ttl-days', '7', '--rollup-ttl-days', '90')
+    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(7)
+    expect(await ttlOf('agent_latency_minute')).toBe(90)
+  })
+
+  it('migrate --ttl-days 0 removes the TTL; a bad number of days is refused', async () => {
+    await voiceAnalytics({}, 'migrate', '--ttl-days', '0')
+    expect(await ttlOf('conversations')).toBeNull()
+    expect(await ttlOf('agent_latency_minute')).toBe(90)
+    await expect(voiceAnalytics({}, 'migrate', '--ttl-days', 'ten')).rejects.toMatchObject({
+      stderr: expect.stringMatching(/--ttl-days.*whole number of days/),
+    })
+  })
+})
