@@ -1,0 +1,34 @@
+import { describeNetworkFailure } from './diagnosis.ts'
+
+// One GET with a deadline, reduced to what a diagnosis needs: the status, the content type and the
+// start of the body, or why nothing answered. Never throws.
+export type HttpObservation =
+  | { kind: 'answered'; status: number; contentType: string; bodyStart: string }
+  | { kind: 'unreachable'; reason: string }
+
+export async function probeHttp(
+  url: string,
+  init: { headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<HttpObservation> {
+  try {
+    const response = await fetch(url, {
+      headers: init.headers,
+      redirect: 'follow',
+      signal: AbortSignal.timeout(init.timeoutMs ?? 3_000),
+    })
+    const body = await response.text()
+    return {
+      kind: 'answered',
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      bodyStart: body.slice(0, 300),
+    }
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    const code = (error as Error).name === 'TimeoutError' ? 'TIMEOUT' : cause?.code
+    return {
+      kind: 'unreachable',
+      reason: describeNetworkFailure(code, cause?.message ?? (error as Error).message),
+    }
+  }
+}
