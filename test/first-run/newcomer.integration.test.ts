@@ -54,13 +54,28 @@ describe('a newcomer on a fresh clone', () => {
     for (const port of [8080, 8124, 9464]) expect(await portTaken(port), `port ${port} is free`).toBe(false)
     await run('git', ['clone', '--quiet', repoRoot, clone])
   })
-  afterAll(() => {
-    if (dev?.exitCode === null) dev.kill('SIGKILL')
+  afterAll(async () => {
+    // A failed run: Ctrl-C as a user would, then whatever is left of its process group.
+    if (dev?.exitCode === null) {
+      dev.kill('SIGINT')
+      await waitFor(
+        async () => dev!.exitCode,
+        (code) => code !== null,
+        30_000,
+        'dev to stop',
+      ).catch(() => {})
+    }
+    try {
+      if (dev?.pid) process.kill(-dev.pid, 'SIGKILL')
+    } catch {
+      // the group is gone already
+    }
     rmSync(home, { recursive: true, force: true })
   })
 
   it('gets a stored, queried conversation with `./run dev` and the commands it prints', async () => {
-    dev = spawn('./run', ['dev'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group, as in a terminal: the cleanup can reach an npm install in progress.
+    dev = spawn('./run', ['dev'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const exited = new Promise<number | null>((resolve) => dev!.once('exit', (code) => resolve(code)))
     dev.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString()
@@ -109,5 +124,5 @@ describe('a newcomer on a fresh clone', () => {
     // The stack was running before, so it still is.
     expect(stackRunning('kafka')).toBe(true)
     expect(stackRunning('registry')).toBe(true)
-  })
+  }, 600_000)
 })
