@@ -17,6 +17,9 @@ import { waitFor } from '../worker/worker-test-support.ts'
 // downloading servers and starting a second stack on the same ports: VA_STACK_DIR (the running
 // stack's pid files, so `./run dev` finds it running and leaves it running) and VA_CACHE_DIR (the
 // existing download cache, where Node 24 already is). HOME is the real one, for npm's settings.
+// The machine's TLS trust settings pass through when set (NODE_EXTRA_CA_CERTS, SSL_CERT_*): on a
+// machine whose HTTPS goes through an inspecting proxy, npm cannot reach its registry without
+// them (seen here: the install hangs) — a property of the machine, not of the project.
 // `./run dev` runs the real `npm install` in the clone (node_modules is missing there).
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 const stackScript = join(repoRoot, 'scripts/stack/stack.sh')
@@ -43,6 +46,11 @@ describe('a newcomer on a fresh clone', () => {
     PATH: '/usr/bin:/bin',
     VA_STACK_DIR: stackDir,
     VA_CACHE_DIR: cacheDir,
+    ...Object.fromEntries(
+      ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR']
+        .filter((name) => process.env[name])
+        .map((name) => [name, process.env[name]!]),
+    ),
   }
   let dev: ChildProcess | undefined
   let output = ''
