@@ -69,12 +69,25 @@ describe('a newcomer on a fresh clone', () => {
     const admin = testKafka().admin()
     await admin.connect()
     try {
-      const ends = await admin.fetchTopicOffsets(topics.conversationComplete)
-      await admin.setOffsets({
-        groupId: loadConfig({}).WORKER_GROUP_ID,
-        topic: topics.conversationComplete,
-        partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
-      })
+      // A member that just left may hold the group until its session times out: retry meanwhile.
+      await waitFor(
+        async () => {
+          const ends = await admin.fetchTopicOffsets(topics.conversationComplete)
+          return admin
+            .setOffsets({
+              groupId: loadConfig({}).WORKER_GROUP_ID,
+              topic: topics.conversationComplete,
+              partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
+            })
+            .then(
+              () => 'set',
+              (error: Error) => error.message,
+            )
+        },
+        (outcome) => outcome === 'set',
+        90_000,
+        'the default consumer group to be idle',
+      )
     } finally {
       await admin.disconnect()
     }
