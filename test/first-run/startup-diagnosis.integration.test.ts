@@ -61,6 +61,26 @@ describe('startup observations of real servers', () => {
     expect(atRoot!.message).toContain(`SCHEMA_REGISTRY_URL=${root}/apis/ccompat/v7`)
   })
 
+  it('sends credentials of the registry URL as a header, and shows them nowhere', async () => {
+    let authorization: string | undefined
+    const registry = createServer((request, response) => {
+      authorization = request.headers.authorization
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"not found"}')
+    })
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://alice:s3cret-pw@127.0.0.1:${(registry.address() as AddressInfo).port}`
+      const found = await diagnoseStartup(loadConfig({ SCHEMA_REGISTRY_URL: url }), { registry: true })
+      expect(authorization).toBe(`Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}`)
+      expect(found).toHaveLength(1)
+      expect(found[0]).toMatchObject({ variable: 'SCHEMA_REGISTRY_URL', retriable: false })
+      expect(found[0]!.message).toContain('answered 404')
+      expect(found[0]!.message).not.toMatch(/alice|s3cret-pw/)
+    } finally {
+      registry.close()
+    }
+  })
+
   it('reports every problem of a wrong configuration at once', async () => {
     const port = await closedPort()
     const found = await diagnoseStartup(

@@ -10,9 +10,19 @@ export async function probeHttp(
   url: string,
   init: { headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<HttpObservation> {
+  // fetch refuses a URL with credentials (and would echo it in its error): they go in a header.
+  const target = new URL(url)
+  const headers: Record<string, string> = { ...init.headers }
+  if (target.username || target.password) {
+    const user = decodeURIComponent(target.username)
+    const password = decodeURIComponent(target.password)
+    headers.authorization ??= `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+    target.username = ''
+    target.password = ''
+  }
   try {
-    const response = await fetch(url, {
-      headers: init.headers,
+    const response = await fetch(target, {
+      headers,
       redirect: 'follow',
       signal: AbortSignal.timeout(init.timeoutMs ?? 3_000),
     })

@@ -44,8 +44,6 @@ export async function diagnoseStartup(config: Config, needs: StartupNeeds): Prom
       url.searchParams.set('query', 'SELECT 1')
       const user = decodeURIComponent(url.username) || config.CLICKHOUSE_USER
       const password = decodeURIComponent(url.password) || config.CLICKHOUSE_PASSWORD
-      url.username = ''
-      url.password = ''
       checks.push(
         probeHttp(url.href, {
           headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
