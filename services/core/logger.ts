@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino'
+import pretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -17,13 +18,30 @@ export const redactedPaths = [
   'id_token',
 ]
 
+export type LogFormat = 'json' | 'pretty'
+
+/** LOG_FORMAT (json | pretty | auto, default auto): JSON for collectors, readable lines on a terminal. */
+export function chooseLogFormat(setting: string | undefined, stdoutIsTerminal: boolean): LogFormat {
+  if (setting === 'json' || setting === 'pretty') return setting
+  return stdoutIsTerminal ? 'pretty' : 'json'
+}
+
 export function createLogger(
   name: string,
   level = process.env.LOG_LEVEL ?? 'info',
   destination?: DestinationStream,
 ): Logger {
   const options = { name, level, redact: { paths: redactedPaths, censor: '[redacted]' } }
-  return destination ? pino(options, destination) : pino(options)
+  if (destination) return pino(options, destination)
+  if (chooseLogFormat(process.env.LOG_FORMAT, process.stdout.isTTY === true) === 'json') return pino(options)
+  // In-process and synchronous (no transport thread): lines appear in order with the process's own output.
+  const lines = pretty({
+    sync: true,
+    colorize: process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  })
+  return pino(options, lines)
 }
 
 /** Drops the query string of a URL for logging: the webhook token travels there. */

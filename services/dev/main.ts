@@ -1,17 +1,23 @@
-import { randomBytes } from 'node:crypto'
+import { devWebhookSecretName } from '../cli/commands/send.ts'
 import { createClickHouse, describeClickHouse } from '../core/clickhouse.ts'
 import { loadConfig } from '../core/env.ts'
 import { loadOrCreateLocalSecret, localStateDir } from '../core/local-secret.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
+import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
 import { startIngress } from '../ingress/main.ts'
 import { startWorker } from '../worker/worker.ts'
+import { runStartedAt, watchFirstConversation } from './first-conversation.ts'
+import { renderFirstConversation, renderNextSteps } from './next-steps.ts'
 import { type SqlEndpoint, startSqlEndpoint } from './sql-endpoint.ts'
 
-// `npm run dev`: the whole pipeline in one process (ingress + worker), and, with the embedded
-// ClickHouse, a local read-only SQL endpoint: this process owns the data directory, so
-// `voice-analytics query` asks it. Without WEBHOOK_SECRETS a secret for this run is made up.
+// `./run dev` / `npm run dev`: the whole pipeline in one process (ingress + worker), and, with the
+// embedded ClickHouse, a local read-only SQL endpoint: this process owns the data directory, so
+// `voice-analytics query` asks it. Without WEBHOOK_SECRETS it uses a secret made up once and kept
+// in the state directory (0600), where `voice-analytics send` finds it. Then it says what to do next.
+const processStartedAt = Math.round(performance.timeOrigin)
+
 if (import.meta.main) {
   const logger = createLogger('dev')
   await runUntilSignal(logger, () => startDevPipeline(logger), 'shutting down')
@@ -19,12 +25,10 @@ if (import.meta.main) {
 
 async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
   const config = loadConfig()
-  // A secret made up for this run is printed so it can be used; a configured one never is.
-  const madeUp = config.WEBHOOK_SECRETS === '' ? randomBytes(18).toString('base64url') : undefined
-  if (madeUp) {
-    config.WEBHOOK_SECRETS = `dev=${madeUp}`
-    logger.warn('WEBHOOK_SECRETS is not set: using a secret made up for this run (see the webhook URL below)')
-  }
+  await checkStartup(config, { kafka: true, registry: true, clickhouse: true }, logger)
+  const madeUp = config.WEBHOOK_SECRETS === ''
+  if (madeUp)
+    config.WEBHOOK_SECRETS = `local=${await loadOrCreateLocalSecret(localStateDir(), devWebhookSecretName)}`
   const clickhouse = createClickHouse(config)
   const worker = await startWorker(config, logger.child({ service: 'worker' }), { clickhouse })
   // Read-only sessions on the same data directory, one per query, for analysts' SQL.
@@ -45,14 +49,23 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
     },
     'dev pipeline running',
   )
-  const source = parseWebhookSecrets(config.WEBHOOK_SECRETS)[0]!.source
+  const firstSecret = parseWebhookSecrets(config.WEBHOOK_SECRETS)[0]!
   process.stderr.write(
-    `\nWebhook URL: ${ingress.url}/webhooks/conversation-complete?token=${madeUp ?? `<the ${source} secret of WEBHOOK_SECRETS>`}\n` +
-      (sql
-        ? `SQL: voice-analytics query "SELECT count() FROM voice_analytics.conversations" (served at ${sql.url})\n\n`
-        : '\n'),
+    renderNextSteps({
+      repoDir: process.cwd(),
+      ingressPort: Number(new URL(ingress.url).port),
+      localWebhookToken: madeUp ? firstSecret.secret : undefined,
+      webhookSource: firstSecret.source,
+      workerMetricsUrl: worker.metricsUrl,
+      database: config.CLICKHOUSE_DATABASE,
+    }),
+  )
+  const started = runStartedAt(process.env, processStartedAt)
+  const firstConversation = watchFirstConversation(clickhouse, config.CLICKHOUSE_DATABASE, (storedAt) =>
+    process.stderr.write(renderFirstConversation(storedAt - started.at, started.since)),
   )
   return async () => {
+    firstConversation.stop()
     await ingress.close()
     await worker.stop()
     await sql?.close()

@@ -129,7 +129,10 @@ export function buildIngressApp(deps: IngressDependencies) {
       if (!rawBody) throw new HttpError(415, 'unsupported_media_type', 'a JSON body is required')
       const classified = classifyWebhook(parseJsonBody(rawBody))
       const codec = deps.codec()
-      if (!codec) throw unavailable('the schema registry is not reachable yet; retry later')
+      if (!codec)
+        throw unavailable(
+          'the event schema is not registered with the schema registry yet (see /readyz); retry later',
+        )
       const { topic, message } = await toKafkaMessage(classified, rawBody, request.source!, receivedAt, codec)
       const started = process.hrtime.bigint()
       try {

@@ -2,6 +2,7 @@ import { type Config, loadConfig } from '../core/env.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetricsRegistry } from '../core/metrics.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
+import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
 import { buildIngressApp } from './ingress-app.ts'
 import { connectIngress } from './ingress-connections.ts'
@@ -53,7 +54,11 @@ if (import.meta.main) {
   const logger = createLogger('ingress')
   await runUntilSignal(
     logger,
-    async () => (await startIngress(loadConfig(), logger)).close,
+    async () => {
+      const config = loadConfig()
+      await checkStartup(config, { kafka: true, registry: true }, logger)
+      return (await startIngress(config, logger)).close
+    },
     'shutting down: finishing requests in flight, flushing Kafka',
   )
 }

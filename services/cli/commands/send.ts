@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import { loadConfig } from '../../core/env.ts'
+import { localStateDir, readLocalSecret } from '../../core/local-secret.ts'
 import { parseWebhookSecrets } from '../../core/webhook-secrets.ts'
 import { generateConversations } from '../../synthetic/conversation-generator.ts'
 import { sendWebhooks } from '../send/webhook-sender.ts'
 
 // `voice-analytics send`: posts fixture files or generated conversations to an ingress.
-// The token comes from --token or from WEBHOOK_SECRETS (by --source); it is never printed.
+// The token comes from --token, from WEBHOOK_SECRETS (by --source), else from the secret that
+// `npm run dev` made up and keeps in the state directory (so its printed command works as is);
+// it is never printed.
 const fixturesDir = new URL('../../../test/fixtures/', import.meta.url)
 
 function readEvents(file: string): unknown[] {
@@ -14,14 +17,21 @@ function readEvents(file: string): unknown[] {
   return Array.isArray(parsed) ? parsed : [parsed]
 }
 
-function webhookToken(source: string | undefined): string {
+/** The name under which `npm run dev` keeps the webhook secret it made up (services/dev/main.ts). */
+export const devWebhookSecretName = 'webhook-secret'
+
+async function webhookToken(source: string | undefined): Promise<string> {
   const secrets = parseWebhookSecrets(loadConfig().WEBHOOK_SECRETS)
+  if (secrets.length === 0 && !source) {
+    const local = await readLocalSecret(localStateDir(), devWebhookSecretName)
+    if (local) return local
+  }
   const secret = source ? secrets.find((candidate) => candidate.source === source) : secrets[0]
   if (!secret)
     throw new Error(
       source
         ? `WEBHOOK_SECRETS has no source named ${source}`
-        : 'give --token or set WEBHOOK_SECRETS (source=secret)',
+        : 'give --token or set WEBHOOK_SECRETS (source=secret); `npm run dev` started here without WEBHOOK_SECRETS makes up one that send finds by itself',
     )
   return secret.secret
 }
@@ -44,7 +54,10 @@ export function registerSendCommand(program: Command): void {
     .command('send')
     .description('post conversations (files, fixtures or generated) to an ingress')
     .option('--url <url>', 'ingress base URL (default http://localhost:$INGRESS_PORT)')
-    .option('--token <secret>', 'webhook token (default: from WEBHOOK_SECRETS)')
+    .option(
+      '--token <secret>',
+      'webhook token (default: from WEBHOOK_SECRETS, else the one `npm run dev` made up here)',
+    )
     .option('--source <name>', 'which WEBHOOK_SECRETS entry to use (default: the first)')
     .option('--file <path...>', 'JSON files, each one event or an array of events', [])
     .option('--fixture <name...>', 'fixtures from test/fixtures by name (e.g. campaign-call)', [])
@@ -68,7 +81,7 @@ export function registerSendCommand(program: Command): void {
         )
       if (events.length === 0) throw new Error('nothing to send: give --file, --fixture or --generate')
       const base = flags.url ?? `http://localhost:${loadConfig().INGRESS_PORT}`
-      const url = `${base.replace(/\/$/, '')}/webhooks/conversation-complete?token=${encodeURIComponent(flags.token ?? webhookToken(flags.source))}`
+      const url = `${base.replace(/\/$/, '')}/webhooks/conversation-complete?token=${encodeURIComponent(flags.token ?? (await webhookToken(flags.source)))}`
       const summary = await sendWebhooks(
         events.map((event) => JSON.stringify(event)),
         { url, concurrency: Number(flags.concurrency), ratePerSecond: Number(flags.rate) },
