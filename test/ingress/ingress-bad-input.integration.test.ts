@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureTopics } from '../../services/core/kafka.ts'
+import { topics } from '../../services/core/topics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
+import { testKafka } from '../support/kafka-test-helpers.ts'
 
 // Hostile and broken deliveries against a real ingress (real Kafka behind it): each gets its
 // documented status, nothing 5xx while the dependencies are up, and the process stays alive.
@@ -217,6 +220,18 @@ const cases: Case[] = [
 describe('ingress bad-input suite', () => {
   let ingress: TestIngress
   beforeAll(async () => {
+    // The contract topics as the product makes them (default limit) before this ingress, whose
+    // small body limit would otherwise create them smaller for every later test and run.
+    const admin = testKafka().admin()
+    await admin.connect()
+    try {
+      await ensureTopics(
+        admin,
+        Object.values(topics).map((topic) => ({ topic })),
+      )
+    } finally {
+      await admin.disconnect()
+    }
     ingress = await startTestIngress({ INGRESS_BODY_LIMIT_BYTES: String(bodyLimit) })
     await ingress.waitUntilReady()
   })
