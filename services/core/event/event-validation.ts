@@ -33,45 +33,59 @@ function describe(value: unknown): string {
   return typeof value
 }
 
-const scalarKinds = new Set<ShapeType['kind']>(['string', 'double', 'long', 'boolean'])
+type ScalarType = Extract<ShapeType, { kind: 'string' | 'double' | 'long' | 'boolean' }>
+const isScalar = (type: ShapeType): type is ScalarType =>
+  type.kind === 'string' || type.kind === 'double' || type.kind === 'long' || type.kind === 'boolean'
+
+/** What is wrong with a scalar, or undefined when it fits. */
+function scalarProblem(value: unknown, type: ScalarType): string | undefined {
+  switch (type.kind) {
+    case 'string':
+      if (typeof value !== 'string') return `expected string, got ${describe(value)}`
+      if (type.format === 'uuid') return uuidPattern.test(value) ? undefined : 'expected a UUID'
+      if (type.format === 'date-time') {
+        // The worker's definition too: what passes here is what ClickHouse can store.
+        const timestamp = checkTimestamp(value)
+        return timestamp.ok ? undefined : timestamp.problem
+      }
+      return undefined
+    case 'double':
+    case 'long':
+      return typeof value === 'number' && Number.isFinite(value)
+        ? undefined
+        : `expected number, got ${describe(value)}`
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `expected boolean, got ${describe(value)}`
+  }
+}
+
+const fieldPath = (path: string, name: string) => (path ? `${path}.${name}` : name)
 
 /**
  * Checks `value` against `type`, pushing each misfit to `problems`, and returns its Avro form
  * in the same walk: a record with null for every absent field and the fields the schema does
  * not know as JSON text in extra_fields_json. Arrays and maps of scalars need no mapping and are
- * returned as they are, not copied. Once a problem is found the value returned is of no use.
+ * returned as they are, not copied. Paths are spelt out only for a problem or a nested record
+ * (not for every field of every event). Once a problem is found the value returned is of no use.
  */
 function check(value: unknown, type: ShapeType, path: string, problems: Problem[]): unknown {
+  if (isScalar(type)) {
+    const problem = scalarProblem(value, type)
+    if (problem !== undefined) problems.push({ path, problem })
+    return value
+  }
   switch (type.kind) {
-    case 'string':
-      if (typeof value !== 'string')
-        problems.push({ path, problem: `expected string, got ${describe(value)}` })
-      else if (type.format === 'uuid' && !uuidPattern.test(value))
-        problems.push({ path, problem: 'expected a UUID' })
-      else if (type.format === 'date-time') {
-        // The worker's definition too: what passes here is what ClickHouse can store.
-        const timestamp = checkTimestamp(value)
-        if (!timestamp.ok) problems.push({ path, problem: timestamp.problem })
-      }
-      return value
-    case 'double':
-    case 'long':
-      if (typeof value !== 'number' || !Number.isFinite(value))
-        problems.push({ path, problem: `expected number, got ${describe(value)}` })
-      return value
-    case 'boolean':
-      if (typeof value !== 'boolean')
-        problems.push({ path, problem: `expected boolean, got ${describe(value)}` })
-      return value
     case 'array': {
       if (!Array.isArray(value)) {
         problems.push({ path, problem: `expected array, got ${describe(value)}` })
         return value
       }
       const items = type.items
-      if (scalarKinds.has(items.kind)) {
-        for (let index = 0; index < value.length; index++)
-          check(value[index], items, `${path}[${index}]`, problems)
+      if (isScalar(items)) {
+        for (let index = 0; index < value.length; index++) {
+          const problem = scalarProblem(value[index], items)
+          if (problem !== undefined) problems.push({ path: `${path}[${index}]`, problem })
+        }
         return value
       }
       const mapped = new Array<unknown>(value.length)
@@ -85,12 +99,16 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
         return value
       }
       const values = type.values
-      const scalar = scalarKinds.has(values.kind)
-      const mapped: Record<string, unknown> = scalar ? value : {}
-      for (const key of Object.keys(value)) {
-        const item = check(value[key], values, `${path}.${key}`, problems)
-        if (!scalar) mapped[key] = item
+      if (isScalar(values)) {
+        for (const key of Object.keys(value)) {
+          const problem = scalarProblem(value[key], values)
+          if (problem !== undefined) problems.push({ path: `${path}.${key}`, problem })
+        }
+        return value
       }
+      const mapped: Record<string, unknown> = {}
+      for (const key of Object.keys(value))
+        mapped[key] = check(value[key], values, `${path}.${key}`, problems)
       return mapped
     }
     case 'record': {
@@ -102,16 +120,13 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
       for (const field of type.fields) {
         const fieldValue = value[field.name]
         if (fieldValue === undefined || fieldValue === null) {
-          if (!field.optional)
-            problems.push({ path: path ? `${path}.${field.name}` : field.name, problem: 'required' })
+          if (!field.optional) problems.push({ path: fieldPath(path, field.name), problem: 'required' })
           record[field.name] = null
-        } else
-          record[field.name] = check(
-            fieldValue,
-            field.type,
-            path ? `${path}.${field.name}` : field.name,
-            problems,
-          )
+        } else if (isScalar(field.type)) {
+          const problem = scalarProblem(fieldValue, field.type)
+          if (problem !== undefined) problems.push({ path: fieldPath(path, field.name), problem })
+          record[field.name] = fieldValue
+        } else record[field.name] = check(fieldValue, field.type, fieldPath(path, field.name), problems)
       }
       let extra: Record<string, unknown> | undefined
       let tooDeep = false
@@ -121,7 +136,7 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
         if (deeperThan(item, maxUnknownFieldDepth)) {
           tooDeep = true
           problems.push({
-            path: path ? `${path}.${key}` : key,
+            path: fieldPath(path, key),
             problem: `nested deeper than ${maxUnknownFieldDepth} levels`,
           })
         }
