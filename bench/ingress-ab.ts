@@ -2,11 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { generateConversations } from '../services/synthetic/conversation-generator.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
+import { ingressEnv, postConversations } from './ingress-load.ts'
 
 // `BASE_DIR=<another checkout> node bench/ingress-ab.ts`: this checkout's ingress against
 // another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
@@ -16,11 +14,7 @@ const baseDir = process.env.BASE_DIR
 if (!baseDir) throw new Error('BASE_DIR must name the checkout to compare with')
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
-const secret = 'bench-secret-0123456789abcdef'
 const port = 18_182
-const bodies = generateConversations({ count: 500, seed: 99, historyItems: 40 }).map((event) =>
-  JSON.stringify(event),
-)
 const checkouts = {
   base: `${baseDir}/services/ingress/main.ts`,
   this: fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
@@ -33,31 +27,10 @@ function cpuSeconds(pid: number): number {
 }
 
 async function run(name: keyof typeof checkouts) {
-  const service = startService(
-    checkouts[name],
-    {
-      KAFKA_BROKERS: kafkaBrokers(),
-      SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
-      WEBHOOK_SECRETS: `bench=${secret}`,
-      INGRESS_HOST: '127.0.0.1',
-      INGRESS_PORT: String(port),
-      LOG_LEVEL: 'warn',
-    },
-    ingressNodeFlags,
-  )
+  const service = startService(checkouts[name], ingressEnv(port), ingressNodeFlags)
   try {
     await waitForHttp(`http://127.0.0.1:${port}/readyz`)
-    const load = (duration: number) =>
-      autocannon({
-        url: `http://127.0.0.1:${port}/webhooks/conversation-complete?token=${secret}`,
-        connections: 32,
-        duration,
-        requests: bodies.map((body) => ({
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/json' },
-        })),
-      })
+    const load = (duration: number) => postConversations(port, duration)
     await load(5) // warm-up
     const before = loadavg()[0]!.toFixed(2)
     const cpuBefore = cpuSeconds(service.child.pid!)

@@ -2,42 +2,24 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { generateConversations } from '../services/synthetic/conversation-generator.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { startService, waitForHttp } from './bench-process.ts'
+import { ingressEnv, postConversations } from './ingress-load.ts'
 
 // `node bench/ingress-profile.ts`: where the ingress's CPU goes under the benchmark's load
 // (bench/ingress-bench.ts's bodies and connections, real Kafka and registry). Runs the ingress
 // with --cpu-prof for BENCH_SECONDS and prints self time by library and by function, the basis
 // of "where the time goes" in bench/results/ingress.md.
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
-const secret = 'bench-secret-0123456789abcdef'
 const port = 18_190
 const profileDir = mkdtempSync(join(tmpdir(), 'ingress-profile-'))
-const bodies = generateConversations({ count: 500, seed: 99, historyItems: 40 }).map((event) =>
-  JSON.stringify(event),
-)
 const service = startService(
   fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
-  {
-    KAFKA_BROKERS: kafkaBrokers(),
-    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
-    WEBHOOK_SECRETS: `bench=${secret}`,
-    INGRESS_HOST: '127.0.0.1',
-    INGRESS_PORT: String(port),
-    LOG_LEVEL: 'warn',
-  },
+  ingressEnv(port),
   [...ingressNodeFlags, '--cpu-prof', `--cpu-prof-dir=${profileDir}`],
 )
 await waitForHttp(`http://127.0.0.1:${port}/readyz`)
-const result = await autocannon({
-  url: `http://127.0.0.1:${port}/webhooks/conversation-complete?token=${secret}`,
-  connections: 32,
-  duration: seconds,
-  requests: bodies.map((body) => ({ method: 'POST', body, headers: { 'content-type': 'application/json' } })),
-})
+const result = await postConversations(port, seconds)
 await service.stop()
 console.log(
   `accepted ${(result['2xx'] / seconds).toFixed(0)}/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
