@@ -3,6 +3,7 @@ import './kafkajs-native-crc.ts'
 import {
   compatibilityPartitioner,
   type MessageToProduce,
+  type Partitioner,
   Producer as PlatformaticProducer,
   serializersFrom,
 } from '@platformatic/kafka'
@@ -138,6 +139,24 @@ export interface BatchProducer {
   disconnect(): Promise<void>
 }
 
+type ProducerPartitioner = Partitioner<Buffer, Buffer, Buffer, Buffer>
+
+/**
+ * Where a message goes (the client takes the result modulo the partition count): a keyed one
+ * where the Java client (and kafkajs's DefaultPartitioner) puts it, so a session lands where it
+ * did before the switch; an unkeyed one (another event kind without a session id) round robin.
+ * (The client's own choice for a keyed message is not Java's, and a partitioner of ours that
+ * returned 0 for no key would pile every unkeyed message on partition 0.)
+ */
+export function javaCompatiblePartitioner(): ProducerPartitioner {
+  let nextUnkeyed = 0
+  return (message, key) => {
+    if (key !== undefined && key !== null) return compatibilityPartitioner(message, key)
+    nextUnkeyed = (nextUnkeyed + 1) & 0x7fffffff
+    return nextUnkeyed
+  }
+}
+
 const toBuffer = (data: unknown): Buffer | undefined =>
   data === undefined || data === null ? undefined : Buffer.isBuffer(data) ? data : Buffer.from(String(data))
 
@@ -158,7 +177,7 @@ export function createBatchProducer(settings: KafkaSettings): BatchProducer {
     retryDelay: 200,
     idempotent: true,
     acks: -1,
-    partitioner: compatibilityPartitioner,
+    partitioner: javaCompatiblePartitioner(),
     serializers: serializersFrom(toBuffer),
   })
   return {

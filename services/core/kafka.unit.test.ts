@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka'
 import { describe, expect, it } from 'vitest'
-import { isMessageTooLarge } from './kafka.ts'
+import { defaultPartitioner, isMessageTooLarge, javaCompatiblePartitioner } from './kafka.ts'
 
 // Kafka's size refusal must be recognised from both clients: it decides 413 (this event alone)
 // against 503 (retry) in the ingress.
@@ -21,5 +22,34 @@ describe('isMessageTooLarge', () => {
   it('is false for anything else', () => {
     expect(isMessageTooLarge(undefined)).toBe(false)
     expect(isMessageTooLarge(new Error('MESSAGE_TOO_LARGE'))).toBe(false)
+  })
+})
+
+describe('javaCompatiblePartitioner', () => {
+  const partitions = 6
+  const metadata = Array.from({ length: partitions }, (_, partitionId) => ({
+    partitionId,
+    partitionErrorCode: 0,
+    leader: 1,
+    replicas: [1],
+    isr: [1],
+  }))
+  const kafkajs = defaultPartitioner()
+  const context = { metadata: undefined }
+
+  it('puts a keyed message on the partition kafkajs (and the Java client) chose for it', () => {
+    const partitioner = javaCompatiblePartitioner()
+    for (let index = 0; index < 500; index++) {
+      const key = randomUUID()
+      const ours = partitioner({ topic: 't' }, Buffer.from(key), context) % partitions
+      expect(ours).toBe(kafkajs({ topic: 't', partitionMetadata: metadata, message: { key, value: null } }))
+    }
+  })
+  it('spreads unkeyed messages over every partition', () => {
+    const partitioner = javaCompatiblePartitioner()
+    const used = new Set<number>()
+    for (let index = 0; index < partitions; index++)
+      used.add(partitioner({ topic: 't' }, undefined, context) % partitions)
+    expect(used.size).toBe(partitions)
   })
 })
