@@ -1,10 +1,8 @@
 import { appendFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { generateConversations } from '../services/synthetic/conversation-generator.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { machineLine, peakRssMb, startService, waitForHttp } from './bench-process.ts'
+import { benchBodies, benchConnections, ingressEnv, postConversations } from './ingress-load.ts'
 
 // `npm run bench:ingress`: realistic ~40-item conversations against the real ingress (real
 // Kafka and registry), and in the same run against a bare Fastify route that only parses the
@@ -12,27 +10,15 @@ import { machineLine, peakRssMb, startService, waitForHttp } from './bench-proce
 // bench/results/ingress.md.
 const targets = { eventsPerSecond: 3000, p99Ms: 50, ratio: 0.5, rssMb: 200 }
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 15)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const secret = 'bench-secret-0123456789abcdef'
+const connections = benchConnections
 const ingressPort = 18_180
 const barePort = 18_181
 
-const bodies = generateConversations({ count: 500, seed: 99, historyItems: 40 }).map((event) =>
-  JSON.stringify(event),
-)
+const bodies = benchBodies
 const averageKb = bodies.reduce((sum, body) => sum + body.length, 0) / bodies.length / 1024
 
-async function load(url: string) {
-  const result = await autocannon({
-    url,
-    connections,
-    duration: durationSeconds,
-    requests: bodies.map((body) => ({
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json' },
-    })),
-  })
+async function load(port: number) {
+  const result = await postConversations(port, durationSeconds)
   const accepted = result['2xx']
   return {
     perSecond: accepted / durationSeconds,
@@ -60,8 +46,8 @@ async function measure(
   )
   try {
     await waitForHttp(`http://127.0.0.1:${port}${path}`)
-    await load(`http://127.0.0.1:${port}/webhooks/conversation-complete?token=${secret}`) // warm-up
-    const figures = await load(`http://127.0.0.1:${port}/webhooks/conversation-complete?token=${secret}`)
+    await load(port) // warm-up
+    const figures = await load(port)
     return { ...figures, rssMb: peakRssMb(service.child.pid!) }
   } finally {
     await service.stop()
@@ -70,14 +56,7 @@ async function measure(
 
 const ingress = await measure(
   '../services/ingress/main.ts',
-  {
-    KAFKA_BROKERS: kafkaBrokers(),
-    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
-    WEBHOOK_SECRETS: `bench=${secret}`,
-    INGRESS_HOST: '127.0.0.1',
-    INGRESS_PORT: String(ingressPort),
-    LOG_LEVEL: 'warn',
-  },
+  ingressEnv(ingressPort),
   ingressPort,
   '/readyz',
   ingressNodeFlags,

@@ -37,15 +37,47 @@ export function createSchemaRegistry(
   })
 }
 
+/** The avsc type's writer into a buffer at a position (the registry client types only toBuffer). */
+interface AvroWriter {
+  encode(value: unknown, buffer: Buffer, position: number): number
+}
+
+const wireHeaderBytes = 5 // magic byte 0, then the schema id as a big-endian int32
+
+/**
+ * Encodes in the Confluent wire format with the writer schema fetched once: the record is
+ * written once, after the header, into a scratch buffer that grows to the largest record seen,
+ * and copied out once. (The registry client's encode writes a record larger than avsc's 1 KB
+ * scratch twice, to learn its size, and then copies it again to prepend the header.)
+ */
+export function wireEncoder(schemaId: number, type: AvroWriter): (record: AvroRecord) => Buffer {
+  let scratch = Buffer.allocUnsafe(64 * 1024)
+  return (record) => {
+    for (;;) {
+      const end = type.encode(record, scratch, wireHeaderBytes)
+      if (end >= 0) {
+        const framed = Buffer.allocUnsafe(end)
+        scratch.copy(framed, wireHeaderBytes, wireHeaderBytes, end)
+        framed[0] = 0
+        framed.writeInt32BE(schemaId, 1)
+        return framed
+      }
+      // A negative position is the number of bytes missing.
+      scratch = Buffer.allocUnsafe(2 * (scratch.length - end))
+    }
+  }
+}
+
 /** Registers the event schema under `<topic>-value` (BACKWARD) and returns a codec bound to it. */
 export async function createEventCodec(registry: SchemaRegistry): Promise<EventCodec> {
   const { id } = await registry.register(
     { type: SchemaType.AVRO, schema: JSON.stringify(eventAvroSchema) },
     { subject: conversationCompleteSubject, compatibility: COMPATIBILITY.BACKWARD },
   )
+  const encode = wireEncoder(id, (await registry.getSchema(id)) as unknown as AvroWriter)
   return {
     schemaId: id,
-    encode: (record) => registry.encode(id, record),
+    encode: async (record) => encode(record),
     decode: (value) => registry.decode(value),
   }
 }

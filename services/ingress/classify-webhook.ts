@@ -1,5 +1,6 @@
 import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
-import { isPlainObject, type Problem, validateConversationComplete } from '../core/event/event-validation.ts'
+import type { AvroRecord } from '../core/event/event-record.ts'
+import { isPlainObject, type Problem, validateToAvro } from '../core/event/event-validation.ts'
 import { badRequest } from './ingress-errors.ts'
 
 // What a parsed webhook body is, and so where it goes: a ConversationComplete that fits the
@@ -8,7 +9,13 @@ import { badRequest } from './ingress-errors.ts'
 export const conversationCompleteEventName = 'ConversationComplete'
 
 export type Classified =
-  | { kind: 'conversation'; sessionId: string; event: ConversationCompleteEvent }
+  | {
+      kind: 'conversation'
+      sessionId: string
+      event: ConversationCompleteEvent
+      /** Its Avro record, built by the validation walk (no ingestion metadata yet). */
+      record: AvroRecord
+    }
   | { kind: 'quarantine'; sessionId: string; problems: Problem[] }
   | { kind: 'other'; eventName: string; sessionId: string | null }
 
@@ -25,7 +32,7 @@ export function classifyWebhook(body: unknown): Classified {
     throw badRequest('data.session_id must be a non-empty string', [
       { path: 'data.session_id', problem: 'required non-empty string' },
     ])
-  const problems = validateConversationComplete(body)
+  const { problems, record } = validateToAvro(body)
   if (problems.length > 0) return { kind: 'quarantine', sessionId, problems }
-  return { kind: 'conversation', sessionId, event: body as ConversationCompleteEvent }
+  return { kind: 'conversation', sessionId, event: body as ConversationCompleteEvent, record }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { toAvroRecord } from '../core/event/event-record.ts'
 import { classifyWebhook } from './classify-webhook.ts'
 
 const sessionId = '0b6c3d5e-8f1a-4b2c-9d3e-4f5a6b7c8d9e'
@@ -6,7 +7,16 @@ const sessionId = '0b6c3d5e-8f1a-4b2c-9d3e-4f5a6b7c8d9e'
 describe('classifyWebhook', () => {
   it('passes a fitting ConversationComplete on', () => {
     const body = { event: 'ConversationComplete', data: { session_id: sessionId } }
-    expect(classifyWebhook(body)).toEqual({ kind: 'conversation', sessionId, event: body })
+    // With its Avro record, ingestion metadata still to come.
+    const {
+      source: _source,
+      received_at: _receivedAt,
+      ...record
+    } = toAvroRecord(body, {
+      source: null,
+      receivedAt: null,
+    })
+    expect(classifyWebhook(body)).toEqual({ kind: 'conversation', sessionId, event: body, record })
   })
   it('quarantines a misfit with its problems', () => {
     expect(

@@ -1,4 +1,4 @@
-import { toAvroRecord } from '../core/event/event-record.ts'
+import { withIngest } from '../core/event/event-record.ts'
 import type { EventCodec } from '../core/event-codec.ts'
 import { topics } from '../core/topics.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
@@ -16,14 +16,13 @@ export async function toKafkaMessage(
   receivedAt: number,
   codec: EventCodec,
 ): Promise<{ topic: string; message: OutgoingMessage }> {
-  const received = new Date(receivedAt).toISOString()
   switch (classified.kind) {
     case 'conversation':
       return {
         topic: topics.conversationComplete,
         message: {
           key: classified.sessionId,
-          value: await codec.encode(toAvroRecord(classified.event, { source, receivedAt })),
+          value: await codec.encode(withIngest(classified.record, { source, receivedAt })),
         },
       }
     case 'quarantine':
@@ -34,7 +33,7 @@ export async function toKafkaMessage(
           value: rawBody,
           headers: {
             'va-source': source,
-            'va-received-at': received,
+            'va-received-at': new Date(receivedAt).toISOString(),
             'va-problem-count': String(classified.problems.length),
             'va-problems': JSON.stringify(classified.problems.slice(0, maxProblemsInHeader)),
           },
@@ -46,7 +45,11 @@ export async function toKafkaMessage(
         message: {
           key: classified.sessionId,
           value: rawBody,
-          headers: { 'va-source': source, 'va-received-at': received, 'va-event': classified.eventName },
+          headers: {
+            'va-source': source,
+            'va-received-at': new Date(receivedAt).toISOString(),
+            'va-event': classified.eventName,
+          },
         },
       }
   }

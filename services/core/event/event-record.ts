@@ -1,48 +1,17 @@
 import type { ConversationCompleteEvent } from './conversation-complete.types.ts'
 import type { ShapeType } from './event-schema.ts'
 import { eventShape, extraFieldsField } from './event-schema.ts'
+import { validateToAvro } from './event-validation.ts'
 
 // Between the platform's JSON and the Avro record: absent fields become null, and fields the
 // schema does not know travel as JSON text in each record's extra_fields_json, so decoding
-// gives back what the platform sent (JSON null and an absent field are the same to us).
+// gives back what the platform sent (JSON null and an absent field are the same to us). The
+// way in is built by the validation walk itself (validateToAvro), so an event is walked once.
 export interface IngestMetadata {
   source: string | null
   receivedAt: number | null
 }
 export type AvroRecord = Record<string, unknown>
-
-function toAvro(value: unknown, type: ShapeType): unknown {
-  switch (type.kind) {
-    case 'array':
-      return (value as unknown[]).map((item) => toAvro(item, type.items))
-    case 'map':
-      return Object.fromEntries(
-        Object.entries(value as Record<string, unknown>).map(([key, item]) => [
-          key,
-          toAvro(item, type.values),
-        ]),
-      )
-    case 'record': {
-      const input = value as Record<string, unknown>
-      const record: AvroRecord = {}
-      for (const field of type.fields) {
-        const fieldValue = input[field.name]
-        record[field.name] =
-          fieldValue === undefined || fieldValue === null ? null : toAvro(fieldValue, field.type)
-      }
-      let extra: Record<string, unknown> | undefined
-      for (const key of Object.keys(input)) {
-        if (type.known.has(key)) continue
-        extra ??= {}
-        extra[key] = input[key]
-      }
-      record[extraFieldsField] = extra ? JSON.stringify(extra) : null
-      return record
-    }
-    default:
-      return value
-  }
-}
 
 function fromAvro(value: unknown, type: ShapeType): unknown {
   switch (type.kind) {
@@ -83,7 +52,11 @@ function fromAvro(value: unknown, type: ShapeType): unknown {
 
 /** The Avro record of a payload that passed validateConversationComplete. */
 export function toAvroRecord(event: ConversationCompleteEvent, ingest: IngestMetadata): AvroRecord {
-  const record = toAvro(event, eventShape) as AvroRecord
+  return withIngest(validateToAvro(event).record, ingest)
+}
+
+/** Adds our ingestion metadata to a record that validateToAvro built (in place: no copy). */
+export function withIngest(record: AvroRecord, ingest: IngestMetadata): AvroRecord {
   record.source = ingest.source
   record.received_at = ingest.receivedAt
   return record

@@ -4,6 +4,7 @@ import { asDecoded } from '../../../test/support/as-decoded.ts'
 import { generateConversations } from '../../synthetic/conversation-generator.ts'
 import { fromAvroRecord, toAvroRecord } from './event-record.ts'
 import { eventAvroSchema } from './event-schema.ts'
+import { validateToAvro } from './event-validation.ts'
 
 const type = avro.Type.forSchema(eventAvroSchema as avro.Schema)
 const ingest = { source: 'prod', receivedAt: 1_764_000_000_123 }
@@ -45,5 +46,29 @@ describe('Avro record mapping', () => {
     expect(Object.getPrototypeOf(event)).toBe(Object.prototype)
     expect(Object.keys(event)).toContain('__proto__')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+  it('builds the record in the validation walk, sharing arrays and maps of scalars instead of copying them', () => {
+    const event = {
+      event: 'ConversationComplete',
+      data: { session_id: 's', history: [{ role: 'User', mood: 'ok' }] },
+      extra: { nested: [1] },
+    }
+    const { problems, record } = validateToAvro(event)
+    expect(record).toEqual({ ...toAvroRecord(event, ingest), source: undefined, received_at: undefined })
+    expect(problems).toEqual(validateToAvro(event).problems)
+    // Scalars need no mapping: the record holds the very arrays and maps of the parsed body.
+    const shared = {
+      event: 'ConversationComplete',
+      data: {
+        session_id: 's',
+        url_parameters: { a: 'b' },
+        history: [{ role: 'User', tools_added: ['search'] }],
+      },
+    }
+    const data = validateToAvro(shared).record.data as Record<string, unknown>
+    expect(data.url_parameters).toBe(shared.data.url_parameters)
+    const history = data.history as Array<Record<string, unknown>>
+    expect(history[0]!.tools_added).toBe(shared.data.history[0]!.tools_added)
+    expect(history[0]).not.toBe(shared.data.history[0])
   })
 })

@@ -1,5 +1,5 @@
 import type { ShapeType } from './event-schema.ts'
-import { eventShape } from './event-schema.ts'
+import { eventShape, extraFieldsField } from './event-schema.ts'
 import { checkTimestamp } from './storable-timestamp.ts'
 
 // Checks a ConversationComplete payload against the schema: types of every field and the
@@ -33,62 +33,134 @@ function describe(value: unknown): string {
   return typeof value
 }
 
-function check(value: unknown, type: ShapeType, path: string, problems: Problem[]): void {
+type ScalarType = Extract<ShapeType, { kind: 'string' | 'double' | 'long' | 'boolean' }>
+const isScalar = (type: ShapeType): type is ScalarType =>
+  type.kind === 'string' || type.kind === 'double' || type.kind === 'long' || type.kind === 'boolean'
+
+/** What is wrong with a scalar, or undefined when it fits. */
+function scalarProblem(value: unknown, type: ScalarType): string | undefined {
   switch (type.kind) {
     case 'string':
-      if (typeof value !== 'string')
-        problems.push({ path, problem: `expected string, got ${describe(value)}` })
-      else if (type.format === 'uuid' && !uuidPattern.test(value))
-        problems.push({ path, problem: 'expected a UUID' })
-      else if (type.format === 'date-time') {
+      if (typeof value !== 'string') return `expected string, got ${describe(value)}`
+      if (type.format === 'uuid') return uuidPattern.test(value) ? undefined : 'expected a UUID'
+      if (type.format === 'date-time') {
         // The worker's definition too: what passes here is what ClickHouse can store.
         const timestamp = checkTimestamp(value)
-        if (!timestamp.ok) problems.push({ path, problem: timestamp.problem })
+        return timestamp.ok ? undefined : timestamp.problem
       }
-      return
+      return undefined
     case 'double':
     case 'long':
-      if (typeof value !== 'number' || !Number.isFinite(value))
-        problems.push({ path, problem: `expected number, got ${describe(value)}` })
-      return
+      return typeof value === 'number' && Number.isFinite(value)
+        ? undefined
+        : `expected number, got ${describe(value)}`
     case 'boolean':
-      if (typeof value !== 'boolean')
-        problems.push({ path, problem: `expected boolean, got ${describe(value)}` })
-      return
-    case 'array':
-      if (!Array.isArray(value)) problems.push({ path, problem: `expected array, got ${describe(value)}` })
-      else for (const [index, item] of value.entries()) check(item, type.items, `${path}[${index}]`, problems)
-      return
-    case 'map':
-      if (!isPlainObject(value)) problems.push({ path, problem: `expected object, got ${describe(value)}` })
-      else
-        for (const [key, item] of Object.entries(value)) check(item, type.values, `${path}.${key}`, problems)
-      return
-    case 'record':
+      return typeof value === 'boolean' ? undefined : `expected boolean, got ${describe(value)}`
+  }
+}
+
+const fieldPath = (path: string, name: string) => (path ? `${path}.${name}` : name)
+
+/**
+ * Checks `value` against `type`, pushing each misfit to `problems`, and returns its Avro form
+ * in the same walk: a record with null for every absent field and the fields the schema does
+ * not know as JSON text in extra_fields_json. Arrays and maps of scalars need no mapping and are
+ * returned as they are, not copied. Paths are spelt out only for a problem or a nested record
+ * (not for every field of every event). Once a problem is found the value returned is of no use.
+ */
+function check(value: unknown, type: ShapeType, path: string, problems: Problem[]): unknown {
+  if (isScalar(type)) {
+    const problem = scalarProblem(value, type)
+    if (problem !== undefined) problems.push({ path, problem })
+    return value
+  }
+  switch (type.kind) {
+    case 'array': {
+      if (!Array.isArray(value)) {
+        problems.push({ path, problem: `expected array, got ${describe(value)}` })
+        return value
+      }
+      const items = type.items
+      if (isScalar(items)) {
+        for (let index = 0; index < value.length; index++) {
+          const problem = scalarProblem(value[index], items)
+          if (problem !== undefined) problems.push({ path: `${path}[${index}]`, problem })
+        }
+        return value
+      }
+      const mapped = new Array<unknown>(value.length)
+      for (let index = 0; index < value.length; index++)
+        mapped[index] = check(value[index], items, `${path}[${index}]`, problems)
+      return mapped
+    }
+    case 'map': {
       if (!isPlainObject(value)) {
         problems.push({ path, problem: `expected object, got ${describe(value)}` })
-        return
+        return value
       }
+      const values = type.values
+      if (isScalar(values)) {
+        for (const key of Object.keys(value)) {
+          const problem = scalarProblem(value[key], values)
+          if (problem !== undefined) problems.push({ path: `${path}.${key}`, problem })
+        }
+        return value
+      }
+      const mapped: Record<string, unknown> = {}
+      for (const key of Object.keys(value))
+        mapped[key] = check(value[key], values, `${path}.${key}`, problems)
+      return mapped
+    }
+    case 'record': {
+      if (!isPlainObject(value)) {
+        problems.push({ path, problem: `expected object, got ${describe(value)}` })
+        return value
+      }
+      const record: Record<string, unknown> = {}
       for (const field of type.fields) {
-        const fieldPath = path ? `${path}.${field.name}` : field.name
         const fieldValue = value[field.name]
         if (fieldValue === undefined || fieldValue === null) {
-          if (!field.optional) problems.push({ path: fieldPath, problem: 'required' })
-        } else check(fieldValue, field.type, fieldPath, problems)
+          if (!field.optional) problems.push({ path: fieldPath(path, field.name), problem: 'required' })
+          record[field.name] = null
+        } else if (isScalar(field.type)) {
+          const problem = scalarProblem(fieldValue, field.type)
+          if (problem !== undefined) problems.push({ path: fieldPath(path, field.name), problem })
+          record[field.name] = fieldValue
+        } else record[field.name] = check(fieldValue, field.type, fieldPath(path, field.name), problems)
       }
-      for (const key in value) {
-        if (!type.known.has(key) && deeperThan(value[key], maxUnknownFieldDepth))
+      let extra: Record<string, unknown> | undefined
+      let tooDeep = false
+      for (const key of Object.keys(value)) {
+        if (type.known.has(key)) continue
+        const item = value[key]
+        if (deeperThan(item, maxUnknownFieldDepth)) {
+          tooDeep = true
           problems.push({
-            path: path ? `${path}.${key}` : key,
+            path: fieldPath(path, key),
             problem: `nested deeper than ${maxUnknownFieldDepth} levels`,
           })
+        }
+        extra ??= {}
+        extra[key] = item
       }
+      // A too-deep extra is not stringified: it could overflow JSON.stringify's recursion.
+      record[extraFieldsField] = extra && !tooDeep ? JSON.stringify(extra) : null
+      return record
+    }
   }
+}
+
+/**
+ * One walk over a ConversationComplete payload: every way it misfits the schema (empty when it
+ * fits) and, when it fits, its Avro record (without the ingestion metadata).
+ */
+export function validateToAvro(payload: unknown): { problems: Problem[]; record: Record<string, unknown> } {
+  const problems: Problem[] = []
+  const record = check(payload, eventShape, '', problems) as Record<string, unknown>
+  return { problems, record }
 }
 
 /** Every way a ConversationComplete payload misfits the schema; empty when it fits. */
 export function validateConversationComplete(payload: unknown): Problem[] {
-  const problems: Problem[] = []
-  check(payload, eventShape, '', problems)
-  return problems
+  return validateToAvro(payload).problems
 }

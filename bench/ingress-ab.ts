@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { ingressNodeFlags } from '../services/ingress/main.ts'
+import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
+import { ingressEnv, postConversations } from './ingress-load.ts'
+
+// `BASE_DIR=<another checkout> node bench/ingress-ab.ts`: this checkout's ingress against
+// another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
+// under the same load as bench/ingress-bench.ts, so a busy, shared machine's swings hit both.
+// Prints one line per run with the 1-minute load average; nothing is written.
+const baseDir = process.env.BASE_DIR
+if (!baseDir) throw new Error('BASE_DIR must name the checkout to compare with')
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const seconds = Number(process.env.BENCH_SECONDS ?? 15)
+const port = 18_182
+const checkouts = {
+  base: `${baseDir}/services/ingress/main.ts`,
+  this: fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
+}
+
+/** CPU seconds (user + system) a process used so far; less swayed by a busy machine than a rate. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+}
+
+async function run(name: keyof typeof checkouts) {
+  const service = startService(checkouts[name], ingressEnv(port), ingressNodeFlags)
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`)
+    const load = (duration: number) => postConversations(port, duration)
+    await load(5) // warm-up
+    const before = loadavg()[0]!.toFixed(2)
+    const cpuBefore = cpuSeconds(service.child.pid!)
+    const result = await load(seconds)
+    const cpuMsPerEvent = ((cpuSeconds(service.child.pid!) - cpuBefore) * 1000) / result['2xx']
+    console.log(
+      `${name}: ${(result['2xx'] / seconds).toFixed(0)} accepted/s, p50 ${result.latency.p50} / p99 ${result.latency.p99} ms, ` +
+        `CPU ${cpuMsPerEvent.toFixed(2)} ms/event, non-2xx ${result.non2xx}, peak RSS ${peakRssMb(service.child.pid!).toFixed(0)} MB, load ${before}`,
+    )
+  } finally {
+    await service.stop()
+  }
+}
+
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())
+for (let round = 0; round < rounds; round++)
+  for (const name of round % 2 === 0 ? (['base', 'this'] as const) : (['this', 'base'] as const))
+    await run(name)
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())

@@ -1,0 +1,37 @@
+import autocannon from 'autocannon'
+import { generateConversations } from '../services/synthetic/conversation-generator.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
+
+// The ingress benchmarks' one load (bench/ingress-bench.ts, ingress-ab.ts, ingress-profile.ts):
+// 500 distinct ~40-item conversations (~22 KB JSON) posted by 32 connections, and the ingress's
+// environment against the shared stack.
+export const benchSecret = 'bench-secret-0123456789abcdef'
+export const benchConnections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+export const benchBodies = generateConversations({ count: 500, seed: 99, historyItems: 40 }).map((event) =>
+  JSON.stringify(event),
+)
+
+export function ingressEnv(port: number): Record<string, string> {
+  return {
+    KAFKA_BROKERS: kafkaBrokers(),
+    SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
+    WEBHOOK_SECRETS: `bench=${benchSecret}`,
+    INGRESS_HOST: '127.0.0.1',
+    INGRESS_PORT: String(port),
+    LOG_LEVEL: 'warn',
+  }
+}
+
+/** Posts the bodies to the webhook route at `port` for `seconds`. */
+export function postConversations(port: number, seconds: number) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}/webhooks/conversation-complete?token=${benchSecret}`,
+    connections: benchConnections,
+    duration: seconds,
+    requests: benchBodies.map((body) => ({
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    })),
+  })
+}
