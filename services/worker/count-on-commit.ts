@@ -20,9 +20,14 @@ import type { ConversationItemRow, ConversationRow, TableRows } from './table-ro
 //   generation and are refused once the group moved on; the commit tracker forgets revoked
 //   partitions), so one worker, and one only, counts each message;
 // - a rebalance that takes a partition away drops its undecided counts: the new owner counts them.
-// Known gap: a platform re-delivery of an already counted conversation, written and then read again
-// before its commit by ANOTHER worker (partition moved, crash), counts again: the stored rows then
-// hold the re-delivery only, which the new owner cannot tell from a first delivery.
+// - "stored by this very message" needs ClickHouse to hold no other delivery's rows besides (the
+//   lookup also reads the unmerged rows): a re-delivery of an already counted conversation, read
+//   again before its commit, must not count again.
+// Known gaps, both needing a platform re-delivery in flight at a rebalance or crash: (1) undercount:
+// the first delivery and its re-delivery both written and neither committed when the partition
+// moved — the new owner counts neither (the re-delivery finds the first one's rows); (2) double
+// count: a re-delivery read again by another worker after ClickHouse merged the first delivery's
+// rows away (a merge inside the seconds between the write and the move).
 
 export interface MessageSource {
   kafka_topic: string

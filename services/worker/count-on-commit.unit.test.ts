@@ -39,6 +39,12 @@ describe('storedByOtherMessages', () => {
     expect(storedByOtherMessages([message('a', 1)], [message('a', 1)])).toEqual(new Set())
   })
 
+  it("stored by this message and, unmerged, an earlier delivery's rows: another (a re-delivery read again)", () => {
+    expect(storedByOtherMessages([message('a', 7)], [message('a', 7), message('a', 2)])).toEqual(
+      new Set(['a']),
+    )
+  })
+
   it('stored by another delivery (other offset, partition or topic): another', () => {
     const stored = [message('a', 2), message('b', 1, 1), { ...message('c', 1), kafka_topic: 'u' }]
     expect(storedByOtherMessages([message('a', 1), message('b', 1), message('c', 1)], stored)).toEqual(

@@ -95,6 +95,22 @@ export async function storedKeys(
       stored.sources.push({ session_id: row.session_id, kafka_topic, kafka_partition, kafka_offset })
     }
   }
+  // Read again (the live row is this very message's): any other delivery's rows not yet merged
+  // away say it was not the first, so that a re-delivery read again is never counted twice.
+  const messageKey = (source: MessageSource) =>
+    `${source.kafka_topic}\u0000${source.kafka_partition}\u0000${source.kafka_offset}`
+  const incoming = new Set(rows.conversations.map(messageKey))
+  const readAgain = stored.sources
+    .filter((source) => incoming.has(messageKey(source)))
+    .map((source) => source.session_id)
+  for (let start = 0; start < readAgain.length; start += lookupChunk)
+    stored.sources.push(
+      ...((await query(
+        `SELECT DISTINCT session_id, kafka_topic, kafka_partition, kafka_offset
+          FROM ${database}.conversations WHERE session_id IN {ids:Array(String)} AND is_deleted = 0`,
+        { ids: readAgain.slice(start, start + lookupChunk) },
+      )) as unknown as Array<MessageSource & { session_id: string }>),
+    )
   for (const { test_run_id: _run, campaign_id: _campaign, ...key } of context)
     stored.conversations.push(key as StoredKeys['conversations'][number])
   const inspect = new Set(conversationsToInspect(rows, stored.conversations))
