@@ -32,6 +32,10 @@ export interface BatchProcessorDeps {
   backoff: BackoffSettings
   /** Commits `offset` (the next to read) once the batch before it is stored. */
   commit: (topic: string, partition: number, offset: string) => Promise<void>
+  /** Kafka accepted the commit of `offset`: the messages before it are this worker's, once (domain counts). */
+  committed: (topic: string, partition: number, offset: string) => void
+  /** A rebalance left this worker these partitions (topic/partition). */
+  assigned: (kept: ReadonlySet<string>) => void
   /** Reads a partition again from an offset (after a batch failed). */
   seek: (topic: string, partition: number, offset: string) => void
   /** Batches handed over and not yet committed before eachBatch waits (bounds memory). */
@@ -177,6 +181,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
               if (rewind.action === 'seek') seekBack(topic, partition, rewind.offset, error)
               return
             }
+            deps.committed(topic, partition, decision.offset)
             metrics.lastCommit.set(Date.now() / 1000)
             progress.committed()
             metrics.consumerLag.set(
@@ -223,6 +228,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         ),
       )
       tracker.revoked(tracker.partitionKeys().filter((key) => !kept.has(key)))
+      deps.assigned(kept)
     },
     /** Resolves once every batch handed over is committed (or given up). */
     async drain(): Promise<void> {

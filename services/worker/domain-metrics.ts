@@ -4,9 +4,9 @@ import type { ConversationItemRow, ConversationRow, TableRows } from './table-ro
 
 // What the conversations say, as Prometheus metrics: conversations, failed rooms, test results,
 // campaign calls and per-agent turn latency. Each conversation is counted once, however often it
-// is delivered: only the conversations a write adds to ClickHouse count (see newConversations),
-// never one that is already stored. Counters are per process and start at 0 with it (as every
-// Prometheus counter does); rate() and increase() handle that.
+// is delivered: only the message that first stores it counts it (newConversations), and only once
+// its offset is committed (count-on-commit.ts: retries, rewinds, rebalances). Counters are per
+// process and start at 0 with it (as every Prometheus counter does); rate() and increase() handle that.
 export interface DomainLabelSettings {
   /** Agent names that get their own `agent` label; empty: the first `agentLimit` names seen. */
   agentAllowlist: readonly string[]

@@ -3,7 +3,8 @@ import type { Config } from '../core/env.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
-import { createDomainMetrics, newConversations, recordConversations } from './domain-metrics.ts'
+import { CountOnCommit, type MessageSource, messageCounts } from './count-on-commit.ts'
+import { createDomainMetrics, recordConversations } from './domain-metrics.ts'
 import { parseLabelList } from './metric-label-limit.ts'
 import {
   conversationsToInspect,
@@ -18,10 +19,10 @@ import type { TableName, TableRows } from './table-rows.ts'
 // leaves only the newest delivery visible (redelivery-plan.ts) and the domain metrics count each
 // conversation once: a conversation the platform delivers twice, a batch retried after a crash and a
 // partition re-read after a rebalance count once. First the conversation rows, by session_id (its
-// bloom filter; agent and key time may have changed); then, only for conversations the write
-// replaces by a newer delivery, the keys of their rows in every other table. A write whose
-// acknowledgement is lost and that is then retried finds its conversations stored and does not
-// count them: metrics may undercount in that rare case, never double-count.
+// bloom filter; agent and key time may have changed), with the message that stored each; then, only
+// for conversations the write replaces by a newer delivery, the keys of their rows in every other
+// table. Which message counts which conversation, and when, is count-on-commit.ts's decision: a
+// conversation counts once its write landed and its offset is committed.
 const lookupChunk = 1000
 
 type Query = (query: string, params: Record<string, unknown>) => Promise<StoredKey[]>
@@ -63,11 +64,12 @@ const childLookups: Array<{ table: Exclude<TableName, 'conversations'>; select: 
 ]
 const lookupTable = (table: TableName) => (table === 'agent_latency_feed' ? 'agent_latency_minute' : table)
 
+/** The live rows' keys of a write's conversations, and the message that stored each conversation row. */
 export async function storedKeys(
   client: ClickHouseClient,
   database: string,
   rows: Pick<TableRows, 'conversations'>,
-): Promise<StoredKeys> {
+): Promise<StoredKeys & { sources: Array<MessageSource & { session_id: string }> }> {
   const query: Query = async (text, params) => {
     const result = await client.query({
       query: text,
@@ -77,18 +79,38 @@ export async function storedKeys(
     })
     return result.json<StoredKey>()
   }
-  const stored = emptyStoredKeys()
+  const stored = { ...emptyStoredKeys(), sources: [] as Array<MessageSource & { session_id: string }> }
   const sessions = [...new Set(rows.conversations.map((row) => row.session_id))]
   const context: Array<StoredKey & { test_run_id: string; campaign_id: string }> = []
   for (let start = 0; start < sessions.length; start += lookupChunk) {
     const found = (await query(
       `SELECT session_id, agent_id, toUnixTimestamp64Milli(event_time) AS event_time, version,
-          ifNull(test_run_id, '') AS test_run_id, ifNull(campaign_id, '') AS campaign_id
+          ifNull(test_run_id, '') AS test_run_id, ifNull(campaign_id, '') AS campaign_id,
+          kafka_topic, kafka_partition, kafka_offset
         FROM ${database}.conversations FINAL WHERE session_id IN {ids:Array(String)}`,
       { ids: sessions.slice(start, start + lookupChunk) },
-    )) as typeof context
-    context.push(...found)
+    )) as Array<(typeof context)[number] & MessageSource>
+    for (const { kafka_topic, kafka_partition, kafka_offset, ...row } of found) {
+      context.push(row)
+      stored.sources.push({ session_id: row.session_id, kafka_topic, kafka_partition, kafka_offset })
+    }
   }
+  // Read again (the live row is this very message's): any other delivery's rows not yet merged
+  // away say it was not the first, so that a re-delivery read again is never counted twice.
+  const messageKey = (source: MessageSource) =>
+    `${source.kafka_topic}\u0000${source.kafka_partition}\u0000${source.kafka_offset}`
+  const incoming = new Set(rows.conversations.map(messageKey))
+  const readAgain = stored.sources
+    .filter((source) => incoming.has(messageKey(source)))
+    .map((source) => source.session_id)
+  for (let start = 0; start < readAgain.length; start += lookupChunk)
+    stored.sources.push(
+      ...((await query(
+        `SELECT DISTINCT session_id, kafka_topic, kafka_partition, kafka_offset
+          FROM ${database}.conversations WHERE session_id IN {ids:Array(String)} AND is_deleted = 0`,
+        { ids: readAgain.slice(start, start + lookupChunk) },
+      )) as unknown as Array<MessageSource & { session_id: string }>),
+    )
   for (const { test_run_id: _run, campaign_id: _campaign, ...key } of context)
     stored.conversations.push(key as StoredKeys['conversations'][number])
   const inspect = new Set(conversationsToInspect(rows, stored.conversations))
@@ -116,9 +138,10 @@ export async function storedKeys(
 
 /**
  * Wraps the worker's ClickHouse write: look up what is stored, write the plan (the newest delivery
- * of each conversation, tombstones for what it no longer has), then count what was new. A lookup
- * that fails fails the write attempt, which the worker retries as any other. The plan's digest goes
- * into the write's deduplication token: the same messages planned otherwise are other data.
+ * of each conversation, tombstones for what it no longer has), and note which of its messages count
+ * a conversation; they are counted once their offsets are committed (`committed`). A lookup that
+ * fails fails the write attempt, which the worker retries as any other. The plan's digest goes into
+ * the write's deduplication token: the same messages planned otherwise are other data.
  */
 export function createNewestDeliveryWrite(
   clickhouse: ClickHouseClient,
@@ -140,13 +163,14 @@ export function createNewestDeliveryWrite(
           '(raise METRICS_AGENT_LIMIT / METRICS_LABEL_VALUE_LIMIT or set METRICS_AGENT_ALLOWLIST)',
       ),
   })
-  return async function writeNewest(
+  const counts = new CountOnCommit()
+  async function writeNewest(
     rows: TableRows,
     write: (planned: TableRows, planDigest: string) => Promise<TableWrite[]>,
   ): Promise<TableWrite[]> {
     const stored =
       rows.conversations.length === 0
-        ? emptyStoredKeys()
+        ? { ...emptyStoredKeys(), sources: [] }
         : await storedKeys(clickhouse, config.CLICKHOUSE_DATABASE, rows)
     const plan = planWrite(rows, stored)
     if (plan.tombstones > 0 || plan.supersededDeliveries > 0)
@@ -154,15 +178,22 @@ export function createNewestDeliveryWrite(
         { tombstones: plan.tombstones, supersededDeliveries: plan.supersededDeliveries },
         're-delivered conversations: only the newest delivery stays visible',
       )
+    for (const { message, counted } of messageCounts(rows.conversations, plan.rows, stored.sources))
+      counts.decided(message, counted)
     const writes = await write(plan.rows, plan.digest)
-    const fresh = newConversations(
-      {
-        conversations: plan.rows.conversations.filter((row) => plan.firstSeen.has(row.session_id)),
-        conversation_items: plan.rows.conversation_items.filter((row) => plan.firstSeen.has(row.session_id)),
-      },
-      new Set(),
-    )
-    recordConversations(metrics, fresh.conversations, fresh.items)
+    for (const row of rows.conversations) counts.landed(row)
     return writes
+  }
+  return {
+    write: writeNewest,
+    /** `offset` (the next to read) of the partition is committed: count what its messages before it stored first. */
+    committed(topic: string, partition: number, offset: string): void {
+      for (const { conversation, items } of counts.committed(topic, partition, offset))
+        recordConversations(metrics, [conversation], items)
+    },
+    /** A rebalance left this worker these partitions: the new owners count the others'. */
+    assigned(kept: ReadonlySet<string>): void {
+      counts.assigned(kept)
+    },
   }
 }

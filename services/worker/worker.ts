@@ -86,7 +86,7 @@ export async function startWorker(
   const registry = options.registry ?? createMetricsRegistry('worker')
   const progress = new ProgressWatch()
   const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
-  const writeNewest = createNewestDeliveryWrite(clickhouse, config, registry, logger)
+  const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   const decoder = {
     decode: (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>,
@@ -132,7 +132,7 @@ export async function startWorker(
   let clickhouseFailing = false
   const writer = new BatchWriter({
     insert: (rows, token) =>
-      writeNewest(rows, (planned, planDigest) =>
+      newestDelivery.write(rows, (planned, planDigest) =>
         insertTableRows(
           clickhouse,
           config.CLICKHOUSE_DATABASE,
@@ -183,6 +183,8 @@ export async function startWorker(
     commit: (committedTopic, partition, offset) =>
       consumer.commitOffsets([{ topic: committedTopic, partition, offset }]),
     seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
+    committed: newestDelivery.committed,
+    assigned: newestDelivery.assigned,
     maxPendingBatches: 8,
   })
   consumer.on(consumer.events.GROUP_JOIN, (event) => processor.assigned(event.payload.memberAssignment))
