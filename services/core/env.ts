@@ -39,6 +39,8 @@ const envSchema = z.object({
   WORKER_DLQ_TOPIC: z.string().min(1).default(topics.deadLetter),
   /** Kafka fetch size per partition: bounds the messages (and rows) of one insert. */
   WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(1024 * 1024),
+  /** Freshness bound: the longest a consumed batch waits for others to join its ClickHouse write (a full write goes at once). */
+  WORKER_MAX_BATCH_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(50),
   /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
   WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
   /** Seconds a worker may hold batches without committing (retrying, paused) before /healthz says 503 and worker_stalled is 1. */

@@ -30,8 +30,12 @@ export interface BatchWriterDeps {
   backoff: BackoffSettings
   /** Called with true when inserts start failing, false once one succeeds again. */
   onFailing: (failing: boolean) => void
-  /** How long the first batch waits for others to join its write. */
-  lingerMs: number
+  /**
+   * Freshness bound: a write starts at the latest this long after its oldest waiting batch was
+   * submitted (or, if a write is still running then, as soon as it ends). Batches submitted
+   * meanwhile join that write. WORKER_MAX_BATCH_AGE_MS.
+   */
+  maxBatchAgeMs: number
   /** A write starts at once when this many item rows are waiting. */
   maxRows: number
 }
@@ -63,11 +67,12 @@ export class BatchWriter {
     })
     this.pendingRows += entries.reduce((sum, entry) => sum + entry.rows.conversation_items.length + 1, 0)
     if (this.pendingRows >= this.deps.maxRows) this.scheduleFlush(0)
-    else this.scheduleFlush(this.deps.lingerMs)
+    else this.scheduleFlush(this.deps.maxBatchAgeMs)
     return done
   }
 
   private scheduleFlush(delayMs: number): void {
+    // A timer already running was set by an older submission: it is the one that bounds the age.
     if (this.timer && delayMs > 0) return
     clearTimeout(this.timer)
     this.timer = setTimeout(() => {

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { type BackoffSettings, backoffDelay } from './backoff.ts'
 
 // Runs an operation until it succeeds: a dependency that is down gets retried with backoff,
@@ -27,11 +26,27 @@ export async function retryUntil<T>(operation: () => Promise<T>, options: RetryO
       const delayMs = backoffDelay(attempt, options.backoff)
       options.onFailure(error, attempt, delayMs)
       try {
-        await sleep(delayMs, undefined, { signal: options.signal })
+        await sleep(delayMs, options.signal)
       } catch {
         throw new WorkerStoppingError('stopping while waiting to retry', { cause: error })
       }
       await options.keepAlive?.()
     }
   }
+}
+
+// The global timer (not node:timers/promises), so that unit tests drive the backoff with fake timers.
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }

@@ -145,7 +145,7 @@ export async function startWorker(
     logger,
     signal: controller.signal,
     backoff,
-    lingerMs: 50,
+    maxBatchAgeMs: config.WORKER_MAX_BATCH_AGE_MS,
     maxRows: 20_000,
     onFailing: (failing) => {
       clickhouseFailing = failing
