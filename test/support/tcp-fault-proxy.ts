@@ -15,6 +15,8 @@ export interface TcpFaultProxy {
   port: number
   /** Connections accepted and passed through so far. */
   readonly passedConnections: number
+  /** Connections met by a fault so far (answered with a status, reset, or hung; refused ones never arrive). */
+  readonly faultedConnections: number
   down(fault: ProxyFault): Promise<void>
   up(): Promise<void>
   close(): Promise<void>
@@ -54,8 +56,10 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
   const hung = new Set<Socket>()
   let mode: 'pass' | ProxyFault = 'pass'
   let passedConnections = 0
+  let faultedConnections = 0
 
   const server = createServer((client) => {
+    if (mode !== 'pass') faultedConnections++
     if (typeof mode === 'object') {
       answerEveryRequest(client, mode.httpStatus)
       return
@@ -104,6 +108,9 @@ export async function createTcpFaultProxy(target: { host: string; port: number }
     port,
     get passedConnections() {
       return passedConnections
+    },
+    get faultedConnections() {
+      return faultedConnections
     },
     async down(fault) {
       mode = fault

@@ -92,13 +92,16 @@ describe('tcp-fault-proxy', () => {
     await expect(connect(proxy.port)).rejects.toMatchObject({ code: 'ECONNREFUSED' })
   })
 
-  it('answers every request with the given HTTP status', async () => {
+  it('answers every request with the given HTTP status, counting it as faulted, not passed', async () => {
     await proxy.down({ httpStatus: 404 })
+    const [faulted, passed] = [proxy.faultedConnections, proxy.passedConnections]
     const answer = await exchange(
       proxy.port,
       'GET /apis/ccompat/v7/schemas/ids/1 HTTP/1.1\r\nhost: x\r\n\r\n',
     )
     expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+    expect(proxy.faultedConnections).toBe(faulted + 1)
+    expect(proxy.passedConnections).toBe(passed)
   })
 
   it('passes again on the same port once up', async () => {

@@ -6,7 +6,7 @@ import { generateConversations } from '../../services/synthetic/conversation-gen
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
-import { type SwitchableHttpProxy, startSwitchableHttpProxy } from '../support/switchable-http-proxy.ts'
+import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
 import {
   committedTotal,
   connectedProducer,
@@ -35,7 +35,7 @@ describe('schema registry answering 404 or down at the worker', () => {
   let codec: EventCodec
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
-  let proxy: SwitchableHttpProxy
+  let proxy: TcpFaultProxy
   let topic: string
   let groupId: string
   let sent: Sent[]
@@ -47,8 +47,9 @@ describe('schema registry answering 404 or down at the worker', () => {
     codec = await testCodec()
     producer = await connectedProducer(kafka)
     clickhouse = embeddedClickHouse(data.dir)
-    proxy = await startSwitchableHttpProxy(schemaRegistryUrl())
-    proxy.mode = 'not_found'
+    const upstream = new URL(schemaRegistryUrl())
+    proxy = await createTcpFaultProxy({ host: upstream.hostname, port: Number(upstream.port) })
+    await proxy.down({ httpStatus: 404 })
     sent = await produceEvents(
       producer,
       codec,
@@ -58,7 +59,7 @@ describe('schema registry answering 404 or down at the worker', () => {
     worker = await startWorker(
       workerConfig(topic, data.dir, {
         WORKER_GROUP_ID: groupId,
-        SCHEMA_REGISTRY_URL: proxy.url,
+        SCHEMA_REGISTRY_URL: `http://127.0.0.1:${proxy.port}${upstream.pathname}`,
         WORKER_STALL_SECONDS: '1',
       }),
       testLogger(),
@@ -94,19 +95,20 @@ describe('schema registry answering 404 or down at the worker', () => {
     expect(health.body.reason).toContain('schema_registry')
     expect(await metricValue(url, 'worker_schema_registry_failing')).toBe(1)
     expect(await metricValue(url, 'worker_stalled')).toBe(1)
-    expect(proxy.seen.not_found).toBeGreaterThan(0)
-    expect(proxy.seen.pass).toBe(0)
+    expect(proxy.faultedConnections).toBeGreaterThan(0)
+    expect(proxy.passedConnections).toBe(0)
     expect(await committedTotal(kafka, groupId, topic)).toBe(0)
     expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
   })
 
   it('down: still retried, nothing dead-lettered or committed', async () => {
     const url = worker.metricsUrl!
-    proxy.mode = 'down'
+    await proxy.down('reset')
+    const faultedBefore = proxy.faultedConnections
     const before = await metricValue(url, 'worker_retries_total{operation="schema_registry"')
     await waitFor(
       () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
-      (n) => n >= before + 3 && proxy.seen.down > 0,
+      (n) => n >= before + 3 && proxy.faultedConnections > faultedBefore,
       60_000,
       'registry retries while down',
     )
@@ -116,7 +118,7 @@ describe('schema registry answering 404 or down at the worker', () => {
 
   it('answering again: every message stored exactly once, nothing dead-lettered, healthy again', async () => {
     const url = worker.metricsUrl!
-    proxy.mode = 'pass'
+    await proxy.up()
     await waitFor(
       () => committedTotal(kafka, groupId, topic),
       (n) => n === sent.length,
