@@ -3,13 +3,11 @@ import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import { conversationsWithTurns, perTestRunTable } from './latency-by-choice.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
+import { passRate, passRateOverTime, testResultsFrom } from './shared-panel-sql.ts'
 
 // Agent tests: automated test conversations (test_results, one row per test conversation of a
 // test run). Pass rate = passed / evaluated; a test without test_eval_result is "not evaluated".
-const from = `${database}.test_results FINAL
-${continuationMark}WHERE $__timeFilter(event_time)
-${continuationMark}  AND ${filters.testResults}`
-const passRate = 'countIf(test_success) / nullIf(countIf(test_success IS NOT NULL), 0)'
+const from = testResultsFrom
 
 export function agentTestsDashboard() {
   return new DashboardBuilder('Agent tests')
@@ -108,13 +106,7 @@ export function agentTestsDashboard() {
       timeseries(
         'Pass rate over time',
         'Passed of evaluated tests per interval.',
-        [
-          timeseriesSql(`
-          SELECT $__timeInterval(event_time) AS time, ${passRate} AS pass_rate
-          FROM ${from}
-          GROUP BY time
-          ORDER BY time`),
-        ],
+        [timeseriesSql(passRateOverTime)],
         { unit: 'percentunit', width: 24 },
       ),
     )

@@ -1,15 +1,19 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
 import { filters, variables } from './clickhouse-variables.ts'
-import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { continuationMark, tableSql, timeseriesSql } from './grafana-queries.ts'
 import { conversationsWithTurns, perCampaignTable, perTelecomProviderTable } from './latency-by-choice.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
+import {
+  callsPerCampaign,
+  campaignCallsFrom,
+  campaignFailureRates,
+  campaignsTable,
+} from './shared-panel-sql.ts'
 
 // Campaigns: outbound calls per campaign (campaign_items, one row per campaign call), their
 // status, durations, failed rooms and errors. A call "failed" when its room failed; it "had an
 // error" when the platform sent an error_message.
-const from = `${database}.campaign_items FINAL
-${continuationMark}WHERE $__timeFilter(event_time)
-${continuationMark}  AND ${filters.campaignItems}`
+const from = campaignCallsFrom
 
 /** Campaign calls in `conversations` (for the latency rows, which join their turns). */
 const campaignCalls = `${filters.conversations}\n${continuationMark}  AND conversation.campaign_id IS NOT NULL`
@@ -74,13 +78,7 @@ export function campaignsDashboard() {
       timeseries(
         'Calls per campaign',
         'Campaign calls per interval, stacked by campaign.',
-        [
-          timeseriesSql(`
-          SELECT $__timeInterval(event_time) AS time, ifNull(campaign_name, campaign_id) AS campaign, count() AS calls
-          FROM ${from}
-          GROUP BY time, campaign
-          ORDER BY time, campaign`),
-        ],
+        [timeseriesSql(callsPerCampaign)],
         { stacked: true, bars: true, width: 16 },
       ),
     )
@@ -111,17 +109,7 @@ export function campaignsDashboard() {
       timeseries(
         'Failure and error rates',
         'Per campaign: share of calls whose room failed, and share with an error_message.',
-        [
-          timeseriesSql(`
-          SELECT
-            $__timeInterval(event_time) AS time,
-            ifNull(campaign_name, campaign_id) AS campaign,
-            countIf(room_failed) / count() AS failed_rooms,
-            countIf(error_message != '') / count() AS errors
-          FROM ${from}
-          GROUP BY time, campaign
-          ORDER BY time, campaign`),
-        ],
+        [timeseriesSql(campaignFailureRates)],
         { unit: 'percentunit' },
       ),
     )
@@ -168,23 +156,7 @@ export function campaignsDashboard() {
     .withRow(new RowBuilder('Campaigns and items'))
     .withPanel(
       table('Campaigns', 'One row per campaign: calls, items, outcomes and durations in range.', [
-        tableSql(`
-          SELECT
-            ifNull(any(campaign_name), campaign_id) AS campaign,
-            campaign_id,
-            count() AS calls,
-            uniqExact(campaign_item_id) AS campaign_items,
-            countIf(status = 'Completed') AS completed,
-            countIf(room_failed) AS failed_rooms,
-            round(countIf(room_failed) / count(), 4) AS failed_share,
-            round(countIf(error_message != '') / count(), 4) AS error_share,
-            round(avg(duration_seconds), 1) AS avg_duration_s,
-            round(sum(user_turn_count) / count(), 1) AS avg_user_turns,
-            min(event_time) AS first_call,
-            max(event_time) AS last_call
-          FROM ${from}
-          GROUP BY campaign_id
-          ORDER BY calls DESC`),
+        tableSql(campaignsTable),
       ]),
     )
     .withPanel(

@@ -1,6 +1,9 @@
 import type * as cog from '@grafana/grafana-foundation-sdk/cog'
 import type * as common from '@grafana/grafana-foundation-sdk/common'
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus'
+import { sql } from './panel-sql.ts'
+
+export { continuationMark, database, sql } from './panel-sql.ts'
 
 // The two datasources the provisioning defines (dashboards/grafana/provisioning/datasources),
 // referred to by uid, and the query models the dashboards and alert rules use with them.
@@ -9,9 +12,6 @@ export const clickhouseDatasource: common.DataSourceRef = {
   type: 'grafana-clickhouse-datasource',
   uid: 'clickhouse',
 }
-
-/** The database of the pipeline's tables (CLICKHOUSE_DATABASE); queries name it explicitly. */
-export const database = 'voice_analytics'
 
 /** How the ClickHouse plugin shapes a result (sqlds formats): time series or table. */
 export type ClickHouseFormat = 'timeseries' | 'table'
@@ -62,29 +62,4 @@ export function promql(expr: string, legendFormat: string, refId = 'A') {
     .legendFormat(legendFormat)
     .range()
     .refId(refId)
-}
-
-/** Marks the continuation lines of a condition list (see clickhouse-variables.ts `and`). */
-export const continuationMark = '\u0000'
-
-/**
- * Template literals of SQL, re-indented so the generated JSON stays readable: common indentation
- * removed, and lines of an interpolated condition list aligned with the line they continue.
- */
-export function sql(text: string): string {
-  const lines = text.replace(/^\n+|\s+$/g, '').split('\n')
-  const indent = Math.min(
-    ...lines
-      .filter((line) => line.trim() && !line.startsWith(continuationMark))
-      .map((line) => line.match(/^ */)![0].length),
-  )
-  let previousIndent = ''
-  return lines
-    .map((line) => {
-      if (line.startsWith(continuationMark)) return previousIndent + line.slice(continuationMark.length)
-      const dedented = line.slice(indent)
-      previousIndent = dedented.match(/^ */)![0]
-      return dedented
-    })
-    .join('\n')
 }

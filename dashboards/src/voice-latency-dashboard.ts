@@ -15,6 +15,12 @@ import {
   testVersusProductionTable,
 } from './latency-by-choice.ts'
 import { stat, table, timeseries } from './panels.ts'
+import {
+  conversationsCount,
+  failedRoomsCount,
+  percentilesOverTime,
+  slowestTurns,
+} from './shared-panel-sql.ts'
 
 // Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
 // unit) and shown in milliseconds. Percentiles over time come from the per-agent per-minute
@@ -27,20 +33,6 @@ const latencyMetrics = [
   ['transcription_delay', 'Transcription delay', 'from the end of speech to the final transcript'],
   ['end_of_turn_delay', 'End-of-turn delay', 'from the end of speech to the decision that the user finished'],
 ] as const
-
-const percentilesOverTime = (metric: string) => `
-  SELECT
-    $__timeInterval(minute) AS time,
-    ifNull(agent_name, agent_id) AS agent,
-    quantileTDigestMerge(0.5)(${metric}_quantiles) * 1000 AS p50,
-    quantileTDigestMerge(0.95)(${metric}_quantiles) * 1000 AS p95,
-    quantileTDigestMerge(0.99)(${metric}_quantiles) * 1000 AS p99
-  FROM ${database}.agent_latency_minute FINAL
-  WHERE $__timeFilter(minute)
-    AND ${metric}_count > 0
-    AND ${filters.latencyRollup}
-  GROUP BY time, agent
-  ORDER BY time, agent`
 
 /** Upper bounds (ms) of the heatmap's buckets; each column counts the turns above the previous bound. */
 const heatmapBucketsMs = [250, 500, 750, 1000, 1500, 2000, 3000, 5000]
@@ -88,13 +80,7 @@ export function voiceLatencyDashboard() {
   dashboard
     .withRow(new RowBuilder('Overview'))
     .withPanel(
-      stat('Conversations', 'Conversations that started in the time range.', [
-        tableSql(`
-          SELECT count() AS conversations
-          FROM ${database}.conversations FINAL
-          WHERE $__timeFilter(event_time)
-            AND ${filters.conversations}`),
-      ]),
+      stat('Conversations', 'Conversations that started in the time range.', [tableSql(conversationsCount)]),
     )
     .withPanel(
       stat('Agent turns', 'Turns with an end-to-end latency.', [
@@ -110,11 +96,7 @@ export function voiceLatencyDashboard() {
     .withPanel(rangeQuantileStat('p95 LLM time to first token', 'llm_node_ttft', 0.95))
     .withPanel(
       stat('Failed rooms', 'Conversations whose room failed (room_metadata.failed).', [
-        tableSql(`
-          SELECT countIf(room_failed) AS failed_rooms
-          FROM ${database}.conversations FINAL
-          WHERE $__timeFilter(event_time)
-            AND ${filters.conversations}`),
+        tableSql(failedRoomsCount),
       ]),
     )
 
@@ -217,23 +199,7 @@ export function voiceLatencyDashboard() {
     )
     .withPanel(
       table('Slowest turns', 'Agent turns by end-to-end latency, with what was said; milliseconds.', [
-        tableSql(`
-          SELECT
-            session_id,
-            item_index,
-            ifNull(agent_name, agent_id) AS agent,
-            created_at,
-            round(e2e_latency * 1000) AS e2e_ms,
-            round(llm_node_ttft * 1000) AS llm_ttft_ms,
-            round(tts_node_ttfb * 1000) AS tts_ttfb_ms,
-            interrupted,
-            left(ifNull(content, ''), 160) AS content
-          FROM ${database}.conversation_items FINAL
-          WHERE $__timeFilter(event_time)
-            AND e2e_latency IS NOT NULL
-            AND ${filters.items}
-          ORDER BY e2e_latency DESC
-          LIMIT 50`),
+        tableSql(slowestTurns),
       ]),
     )
   return dashboard

@@ -15,7 +15,8 @@ import { type SqlEndpoint, startSqlEndpoint } from './sql-endpoint.ts'
 // `./run dev` / `npm run dev`: the whole pipeline in one process (ingress + worker), and, with the
 // embedded ClickHouse, a local read-only SQL endpoint: this process owns the data directory, so
 // `voice-analytics query` asks it. Without WEBHOOK_SECRETS it uses a secret made up once and kept
-// in the state directory (0600), where `voice-analytics send` finds it. Then it says what to do next.
+// in the state directory (0600), where `voice-analytics send` finds it. The SQL endpoint also serves
+// a read-only overview page at / (overview/). Then it says what to do next.
 const processStartedAt = Math.round(performance.timeOrigin)
 
 if (import.meta.main) {
@@ -58,6 +59,8 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
       webhookSource: firstSecret.source,
       workerMetricsUrl: worker.metricsUrl,
       database: config.CLICKHOUSE_DATABASE,
+      // The address it listens on: `localhost` may resolve to ::1 first, where nothing listens.
+      overviewUrl: sql ? `${sql.url}/` : undefined,
     }),
   )
   const started = runStartedAt(process.env, processStartedAt)

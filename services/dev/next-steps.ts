@@ -15,6 +15,8 @@ export interface NextSteps {
   webhookSource: string
   workerMetricsUrl: string | undefined
   database: string
+  /** The overview page of the local SQL endpoint; undefined with an external ClickHouse (no endpoint). */
+  overviewUrl: string | undefined
 }
 
 export const exampleQuery = (database: string) =>
@@ -35,6 +37,9 @@ export function renderNextSteps(steps: NextSteps): string {
     `  send         ./run send --fixture full${url}`,
     `               ./run send --generate 200${url}    (synthetic conversations)`,
     `  query        ./run query "${exampleQuery(steps.database)}"`,
+    ...(steps.overviewUrl
+      ? [`  overview     ${steps.overviewUrl} (latency, failed rooms, campaigns, tests; in a browser)`]
+      : []),
     `  metrics      ${ingress}/metrics (ingress)${steps.workerMetricsUrl ? `, ${steps.workerMetricsUrl}/metrics (worker)` : ''}`,
     '  Grafana      http://localhost:3000 (admin/admin) runs with `docker compose up`, not with ./run dev',
     '  stop         Ctrl-C',

@@ -9,6 +9,7 @@ const steps = {
   webhookSource: 'local',
   workerMetricsUrl: 'http://127.0.0.1:9464',
   database: 'voice_analytics',
+  overviewUrl: 'http://127.0.0.1:8124/',
 }
 
 describe('renderNextSteps', () => {
@@ -22,6 +23,10 @@ describe('renderNextSteps', () => {
     expect(text).toContain('http://localhost:8080/metrics (ingress), http://127.0.0.1:9464/metrics (worker)')
     expect(text).toContain('http://localhost:3000')
     expect(text).toContain('/home/me/voice-analytics')
+    expect(text).toMatch(/^ {2}overview {5}http:\/\/127\.0\.0\.1:8124\/ \(latency/m)
+  })
+  it('names no overview page when there is none (an external ClickHouse has no local endpoint)', () => {
+    expect(renderNextSteps({ ...steps, overviewUrl: undefined })).not.toContain('overview')
   })
   it('never prints a configured secret (send reads WEBHOOK_SECRETS itself), and passes another port', () => {
     const text = renderNextSteps({

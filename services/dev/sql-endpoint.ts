@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { ClickHouseClient } from '../core/clickhouse.ts'
 import { ReadOnlyQueryRefused, runReadOnlyQuery } from '../core/clickhouse-read-only.ts'
+import { answerOverview } from './overview/overview-handler.ts'
+import { overviewRefusal, overviewRoute } from './overview/overview-routes.ts'
 import { guardRefusal } from './sql-endpoint-guard.ts'
 
 // Only one process can own an embedded ClickHouse data directory, so `npm run dev` (which owns
@@ -9,7 +11,9 @@ import { guardRefusal } from './sql-endpoint-guard.ts'
 // ClickHouse HTTP interface (POST the SQL; ?default_format=...; ?final=0 to read unmerged rows).
 // Every request must name the loopback host it is served on, come from no other site, and carry
 // the token (sql-endpoint-guard.ts); every query is read-only and checked (clickhouse-read-only.ts),
-// each in a session of its own (chDB keeps `readonly` for the session).
+// each in a session of its own (chDB keeps `readonly` for the session). `GET /` is the read-only
+// overview page (overview/), for a browser on this machine without the token: it runs only fixed,
+// named queries, still under the Host and cross-site guards.
 export interface SqlEndpoint {
   url: string
   close(): Promise<void>
@@ -58,6 +62,26 @@ export async function startSqlEndpoint(
 ): Promise<SqlEndpoint> {
   let servedPort = port
   const server = createServer(async (request, response) => {
+    const overview = overviewRoute(request.method, new URL(request.url ?? '/', 'http://localhost'))
+    if (overview) {
+      const refusal = overviewRefusal(
+        {
+          host: request.headers.host,
+          origin: request.headers.origin,
+          secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+        },
+        servedPort,
+      )
+      if (refusal) {
+        response.setHeader('connection', 'close')
+        answer(response, refusal.status, refusal.message)
+        return
+      }
+      await answerOverview(overview, response, openSession).catch((error: Error) => {
+        if (!response.headersSent) answer(response, 500, `the overview failed: ${error.message}`)
+      })
+      return
+    }
     const refusal = guardRefusal(
       {
         host: request.headers.host,

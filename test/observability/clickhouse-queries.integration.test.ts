@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
+import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
 import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
-import { expandPanelSql, type MacroContext, type Selection } from './grafana-macros.ts'
 import {
   alertRuleQueries,
   clickhousePanelQueries,

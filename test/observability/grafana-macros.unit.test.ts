@@ -6,7 +6,7 @@ import {
   expandTimeMacros,
   expandVariables,
   type MacroContext,
-} from './grafana-macros.ts'
+} from '../../dashboards/src/grafana-macros.ts'
 
 // The expansion the query tests rely on, pinned against what Grafana and the ClickHouse plugin
 // produce (pkg/macros/macros.go, CHDatasource.applyConditionalAll, the template service).
