@@ -205,9 +205,11 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     expect(JSON.parse(otherKind!.value!.toString()).data.from_number).toBe(hashPhone(otherFrom, hmacKey))
   })
 
-  it('logs no removed value and not the HMAC key', () => {
+  it("logs each source's policy at start, and no removed value nor the HMAC key", () => {
     const log = ingress.logs.join('')
     expect(log).toContain('quarantined')
+    // The policies are logged at start (what each source removes), the key never.
+    expect(log).toContain('"prod":"phone=hmac,content=mask,audio_url=drop,tools=drop"')
     expectNoOriginal('the ingress log', log)
     expect(log.includes(hmacKey)).toBe(false)
   })

@@ -36,7 +36,7 @@ describe('PII_POLICY parsing', () => {
   it.each([
     ['prod', /PII_POLICY entry 1 must look like source:field=mode/],
     [':phone=drop', /PII_POLICY entry 1 must look like source:field=mode/],
-    ['pr od:phone=drop', /PII_POLICY entry 1 must look like/],
+    [' :phone=drop', /PII_POLICY entry 1 must look like/],
     [
       'prod:phone=drop;staging:email=drop',
       /PII_POLICY entry 2 \(staging\): unknown field "email"; the fields are phone, content, audio_url, tools/,

@@ -35,6 +35,9 @@ describe('PII settings against the webhook sources', () => {
     expect(() => piiRedactions({ PII_POLICY: 'prd:phone=drop' }, ['prod'])).toThrow(
       'PII_POLICY names source "prd", which WEBHOOK_SECRETS does not have (its sources: prod)',
     )
+    expect(() => piiRedactions({ PII_POLICY: 'pr od:phone=drop' }, ['prod'])).toThrow(
+      'PII_POLICY names source "pr od"',
+    )
   })
 
   it('requires PII_HMAC_KEY, long enough, when a source hashes, and never says the key', () => {
