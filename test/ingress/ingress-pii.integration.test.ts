@@ -205,6 +205,16 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     expect(JSON.parse(otherKind!.value!.toString()).data.from_number).toBe(hashPhone(otherFrom, hmacKey))
   })
 
+  it('refuses (400) a body nested too deeply to serialise again, rather than storing it unredacted', async () => {
+    const depth = 200_000
+    const deep = `{"event":"ConversationComplete","data":{"session_id":"${randomUUID()}","from_number":"${prodFrom}","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`
+    const response = await postJson(ingress.webhookUrl(testSecrets.prod), deep)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { message: string }).message).toBe(
+      'body is nested too deeply to redact its PII',
+    )
+  })
+
   it("logs each source's policy at start, and no removed value nor the HMAC key", () => {
     const log = ingress.logs.join('')
     expect(log).toContain('quarantined')
