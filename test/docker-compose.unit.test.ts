@@ -158,6 +158,8 @@ const defaultsFitContainers = new Set([
   'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
   'CLICKHOUSE_ROLLUP_TTL_DAYS',
   'DEV_SQL_PORT', // npm run dev only
+  'PII_POLICY', // keep everything unless the operator says otherwise
+  'PII_HMAC_KEY', // needed only with a PII_POLICY that hashes
 ])
 
 describe('docker-compose.yml', () => {

@@ -22,6 +22,10 @@ const envSchema = z.object({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
     .default('voice_analytics'),
   WEBHOOK_SECRETS: z.string().default(''),
+  /** What the ingress removes per source before Kafka, e.g. "prod:phone=hmac,content=mask;staging:content=drop" (services/core/pii). */
+  PII_POLICY: z.string().default(''),
+  /** Secret key of the phone-number HMAC (phone=hmac); never logged. */
+  PII_HMAC_KEY: z.string().optional(),
   INGRESS_HOST: z.string().default('0.0.0.0'),
   INGRESS_PORT: port.default(8080),
   INGRESS_BODY_LIMIT_BYTES: positiveInt.default(defaultBodyLimitBytes),

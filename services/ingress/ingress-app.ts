@@ -2,10 +2,11 @@ import Fastify, { type FastifyRequest, LogController } from 'fastify'
 import type { EventCodec } from '../core/event-codec.ts'
 import { type Logger, withoutQuery } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
+import { type PiiRedaction, piiPolicyHeader } from '../core/pii/pii-settings.ts'
 import { matchWebhookSecret, type WebhookSecret } from '../core/webhook-secrets.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
 import { classifyWebhook } from './classify-webhook.ts'
-import { HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
+import { badRequest, HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
 import type { IngressMetrics } from './ingress-metrics.ts'
 import { parseJsonBody } from './json-body.ts'
 import { publishFailure } from './publish-failure.ts'
@@ -30,6 +31,8 @@ export interface IngressDependencies {
   codec: () => EventCodec | undefined
   publish: (topic: string, message: OutgoingMessage) => Promise<void>
   readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>
+  /** What a source's PII policy removes; undefined (or absent) when it keeps everything. */
+  piiRedaction?: (source: string) => PiiRedaction | undefined
 }
 
 declare module 'fastify' {
@@ -44,6 +47,15 @@ function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim()
   return undefined
+}
+
+/** A redacted body as bytes; nesting too deep to serialise again is refused, not stored unredacted. */
+function redactedBytes(body: unknown): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(body))
+  } catch {
+    throw badRequest('body is nested too deeply to redact its PII', [{ path: '', problem: 'too deep' }])
+  }
 }
 
 export function buildIngressApp(deps: IngressDependencies) {
@@ -127,13 +139,26 @@ export function buildIngressApp(deps: IngressDependencies) {
       const receivedAt = Date.now()
       const rawBody = request.body as Buffer | undefined
       if (!rawBody) throw new HttpError(415, 'unsupported_media_type', 'a JSON body is required')
-      const classified = classifyWebhook(parseJsonBody(rawBody))
+      const parsed = parseJsonBody(rawBody)
+      // PII goes before anything is validated, stored or logged; a source that keeps everything skips this.
+      const pii = deps.piiRedaction?.(request.source!)
+      const body = pii ? pii.redact(parsed) : parsed
+      const classified = classifyWebhook(body)
       const codec = deps.codec()
       if (!codec)
         throw unavailable(
           'the event schema is not registered with the schema registry yet (see /readyz); retry later',
         )
-      const { topic, message } = await toKafkaMessage(classified, rawBody, request.source!, receivedAt, codec)
+      // Raw bytes (quarantine, other kinds) hold what the policy removed: they are stored re-serialised.
+      const storedBody = pii && classified.kind !== 'conversation' ? redactedBytes(body) : rawBody
+      const { topic, message } = await toKafkaMessage(
+        classified,
+        storedBody,
+        request.source!,
+        receivedAt,
+        codec,
+      )
+      if (pii) message.headers = { ...message.headers, [piiPolicyHeader]: pii.header }
       const started = process.hrtime.bigint()
       try {
         await deps.publish(topic, message)

@@ -1,6 +1,7 @@
 import { type Config, loadConfig } from '../core/env.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetricsRegistry } from '../core/metrics.ts'
+import { piiRedactions } from '../core/pii/pii-settings.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
 import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
@@ -25,6 +26,9 @@ export async function startIngress(config: Config, logger: Logger): Promise<Runn
     throw new Error(
       'WEBHOOK_SECRETS must name at least one source=secret pair (e.g. prod=<32 random characters>)',
     )
+  const sources = secrets.map((secret) => secret.source)
+  // Checked before any connection: a bad policy stops the start with a message naming the variable.
+  const piiRedaction = piiRedactions(config, sources)
   const metricsRegistry = createMetricsRegistry('ingress')
   const connections = connectIngress(config, logger)
   const app = buildIngressApp({
@@ -38,9 +42,13 @@ export async function startIngress(config: Config, logger: Logger): Promise<Runn
     codec: connections.codec,
     publish: (topic, message) => connections.producer.send(topic, message),
     readiness: connections.readiness,
+    piiRedaction,
   })
   const url = await app.listen({ host: config.INGRESS_HOST, port: config.INGRESS_PORT })
-  logger.info({ url, sources: secrets.map((secret) => secret.source) }, 'ingress listening')
+  const piiPolicies = Object.fromEntries(
+    sources.map((source) => [source, piiRedaction(source)?.header ?? 'keep']),
+  )
+  logger.info({ url, sources, piiPolicies }, 'ingress listening')
   return {
     url,
     async close() {

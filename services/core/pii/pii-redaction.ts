@@ -1,0 +1,77 @@
+import { createHmac } from 'node:crypto'
+import type { PiiPolicy } from './pii-policy.ts'
+
+// Removes PII from a parsed webhook body as a source's policy says, before it is validated,
+// encoded and sent to Kafka. Pure: returns a copy of the parts it changes, never touches its
+// input. It works on the JSON as the platform sent it (not the Avro record), so the same
+// function redacts conversations, quarantined misfits and other event kinds alike. A value
+// of an unexpected type (a number where a string belongs, an object...) under a mode other
+// than keep is dropped: it cannot be masked or hashed reliably.
+
+/** Digits of a phone number that only formatting separates hash alike, so joins survive formatting. */
+const phoneFormatting = /[\s().-]/g
+
+/** Keyed HMAC-SHA256 of a phone number: equal numbers give equal values, the key keeps them unguessable. */
+export function hashPhone(phone: string, key: string): string {
+  return `hmac:${createHmac('sha256', key).update(phone.replace(phoneFormatting, '')).digest('hex')}`
+}
+
+const emailPattern = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g
+/** 13 to 19 digits, optionally grouped by spaces or dashes: a payment card's shape. */
+const cardPattern = /\d(?:[ -]?\d){12,18}/g
+const digitPattern = /\d/g
+
+/** Masks e-mail addresses, card-like numbers and then every other digit of a transcript line. */
+export function maskText(text: string): string {
+  return text.replace(emailPattern, '[email]').replace(cardPattern, '[card]').replace(digitPattern, '#')
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A copy of `target` with `field` transformed, or removed when transform gives undefined. */
+function rewrite(
+  target: Record<string, unknown>,
+  field: string,
+  transform: (value: string) => string | undefined,
+): void {
+  const value = target[field]
+  if (value === undefined || value === null) return
+  const next = typeof value === 'string' ? transform(value) : undefined
+  if (next === undefined) delete target[field]
+  else target[field] = next
+}
+
+function redactItem(item: unknown, policy: PiiPolicy): unknown {
+  if (!isObject(item)) return item
+  const copy = { ...item }
+  if (policy.content === 'drop') delete copy.content
+  else if (policy.content === 'mask') rewrite(copy, 'content', maskText)
+  if (policy.tools === 'drop') {
+    delete copy.tool_arguments_json
+    delete copy.tool_output
+  }
+  return copy
+}
+
+/** The body with the policy applied; call it only for a policy that removes something. */
+export function redactWebhookBody(body: unknown, policy: PiiPolicy, hmacKey: string | undefined): unknown {
+  if (!isObject(body) || !isObject(body.data)) return body
+  const data = { ...body.data }
+  if (policy.phone === 'drop') {
+    delete data.from_number
+    delete data.to_number
+  } else if (policy.phone === 'hmac') {
+    if (!hmacKey) throw new Error('PII_HMAC_KEY is required to hash phone numbers')
+    const hash = (phone: string) => hashPhone(phone, hmacKey)
+    rewrite(data, 'from_number', hash)
+    rewrite(data, 'to_number', hash)
+  }
+  if (policy.audio_url === 'drop') delete data.audio_url
+  if ((policy.content !== 'keep' || policy.tools !== 'keep') && data.history !== undefined) {
+    if (Array.isArray(data.history)) data.history = data.history.map((item) => redactItem(item, policy))
+    // A history that is not an array is a misfit bound for quarantine: nothing in it can be trusted.
+    else if (data.history !== null) delete data.history
+  }
+  return { ...body, data }
+}
