@@ -216,8 +216,11 @@ export function voiceLatencyDashboard() {
       ]),
     )
     .withPanel(
-      table('Slowest turns', 'Agent turns by end-to-end latency, with what was said; milliseconds.', [
-        tableSql(`
+      table(
+        'Slowest turns',
+        'Agent turns by end-to-end latency, with what was said; milliseconds. metric_flags: the invariants its metrics break (docs/metric-quality.md), empty when none.',
+        [
+          tableSql(`
           SELECT
             session_id,
             item_index,
@@ -227,6 +230,7 @@ export function voiceLatencyDashboard() {
             round(llm_node_ttft * 1000) AS llm_ttft_ms,
             round(tts_node_ttfb * 1000) AS tts_ttfb_ms,
             interrupted,
+            arrayStringConcat(metric_flags, ', ') AS metric_flags,
             left(ifNull(content, ''), 160) AS content
           FROM ${database}.conversation_items FINAL
           WHERE $__timeFilter(event_time)
@@ -234,7 +238,8 @@ export function voiceLatencyDashboard() {
             AND ${filters.items}
           ORDER BY e2e_latency DESC
           LIMIT 50`),
-      ]),
+        ],
+      ),
     )
   return dashboard
 }
