@@ -5,6 +5,7 @@ import { conversationRows } from './conversation-rows.ts'
 import {
   type ConversationSpan,
   conversationSpan,
+  delayMetrics,
   e2eTolerance,
   type ItemMetrics,
   itemMetricFlags,
@@ -96,20 +97,12 @@ describe('metric flags', () => {
     expect(conversationSpan(t0, null, null)).toEqual({ startMs: t0, endMs: null, durationSeconds: null })
   })
 
-  const delays = [
-    'e2e_latency',
-    'llm_node_ttft',
-    'tts_node_ttfb',
-    'transcription_delay',
-    'end_of_turn_delay',
-    'on_user_turn_completed_delay',
-  ] as const
-  it.each(delays)('negative_delay: %s below 0; not at 0', (name) => {
+  it.each(delayMetrics)('negative_delay: %s below 0; not at 0', (name) => {
     expect(flagsOf(user({ [name]: -0.001 }))).toContain('negative_delay')
     expect(flagsOf(user({ [name]: 0 }))).not.toContain('negative_delay')
   })
 
-  it.each(delays)(
+  it.each(delayMetrics)(
     'delay_longer_than_conversation: %s as long as the conversation; not just shorter',
     (name) => {
       expect(flagsOf(user({ [name]: 60 }))).toContain('delay_longer_than_conversation')
