@@ -43,6 +43,7 @@ export const slowestTurns = `
             round(llm_node_ttft * 1000) AS llm_ttft_ms,
             round(tts_node_ttfb * 1000) AS tts_ttfb_ms,
             interrupted,
+            arrayStringConcat(metric_flags, ', ') AS metric_flags,
             left(ifNull(content, ''), 160) AS content
           FROM ${database}.conversation_items FINAL
           WHERE $__timeFilter(event_time)

@@ -198,9 +198,11 @@ export function voiceLatencyDashboard() {
       ]),
     )
     .withPanel(
-      table('Slowest turns', 'Agent turns by end-to-end latency, with what was said; milliseconds.', [
-        tableSql(slowestTurns),
-      ]),
+      table(
+        'Slowest turns',
+        'Agent turns by end-to-end latency, with what was said; milliseconds. metric_flags: the invariants its metrics break (docs/metric-quality.md), empty when none.',
+        [tableSql(slowestTurns)],
+      ),
     )
   return dashboard
 }

@@ -8,6 +8,7 @@ import { extraFieldsField } from '../core/event/event-schema.ts'
 import { finiteNumber, timestampMs } from './clickhouse-values.ts'
 import { conversationKeyTime } from './conversation-key-time.ts'
 import { percentile } from './latency-percentiles.ts'
+import { conversationSpan, metricFlags } from './metric-quality.ts'
 import type {
   CampaignItemRow,
   ConversationItemRow,
@@ -152,6 +153,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       tools_added: item.tools_added ?? [],
       extra_fields_json: extraJson(item),
       metrics_extra_fields_json: extraJson(metrics),
+      metric_flags: [],
     })
     if (item.handoff_to_agent_id != null) {
       handoffs.push({
@@ -167,6 +169,13 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       })
       activeAgent = item.handoff_to_agent_id
     }
+  })
+
+  // Flags need the whole conversation (an agent turn's e2e includes the user turn it answers).
+  const durationSeconds = finiteNumber(data.duration_seconds, 'data.duration_seconds')
+  const flags = metricFlags(items, conversationSpan(startTime, createdAt, durationSeconds))
+  items.forEach((item, index) => {
+    item.metric_flags = flags[index]!
   })
 
   const toolCalls: ToolCallRow[] = pairToolCalls(history).map(({ callIndex, call, output }) => {
@@ -195,7 +204,6 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
   const userTurns = history.filter((item) => isRole(item, userRole) && isMessage(item)).length
   const testEval = data.test_eval_result
   const room = data.room_metadata
-  const durationSeconds = finiteNumber(data.duration_seconds, 'data.duration_seconds')
 
   const conversation: ConversationRow = {
     ...context,
@@ -233,6 +241,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     tool_error_count: toolCalls.filter((row) => row.tool_is_error === true).length,
     interruption_count: history.filter((item) => item.interrupted === true).length,
     handoff_count: handoffs.length,
+    flagged_item_count: items.filter((item) => item.metric_flags.length > 0).length,
     e2e_latency_p50: percentile(values('e2e_latency'), 0.5),
     e2e_latency_p95: percentile(values('e2e_latency'), 0.95),
     llm_node_ttft_p50: percentile(values('llm_node_ttft'), 0.5),

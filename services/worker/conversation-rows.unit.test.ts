@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
 import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
 import { toAvroRecord } from '../core/event/event-record.ts'
@@ -198,6 +199,19 @@ describe('conversationRows', () => {
     )
     expect(conversation.kafka_offset).toBe(41)
     expect(conversation.kafka_partition).toBe(2)
+  })
+
+  it('flags impossible metrics on their items, keeps the values, and counts the flagged items', () => {
+    const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'flagged')
+    const rows = rowsOf(event)
+    const history = event.data.history!
+    for (const item of rows.conversation_items) {
+      expect(item.metric_flags, `item ${item.item_index}`).toEqual(flags.get(item.item_index) ?? [])
+      expect(item.transcription_delay).toBe(history[item.item_index]!.metrics?.transcription_delay ?? null)
+      expect(item.e2e_latency).toBe(history[item.item_index]!.metrics?.e2e_latency ?? null)
+    }
+    expect(rows.conversations[0]!.flagged_item_count).toBe(flags.size)
+    expect(rowsOf(loadFixture('full')).conversations[0]!.flagged_item_count).toBe(0)
   })
 
   it('pairs every tool call with its output by tool_call_id', () => {

@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from '../core/metrics.ts'
 import { createLabelLimit, type LabelLimit } from './metric-label-limit.ts'
+import { type MetricFlag, metricFlagNames } from './metric-quality.ts'
 import type { ConversationItemRow, ConversationRow, TableRows } from './table-rows.ts'
 
 // What the conversations say, as Prometheus metrics: conversations, failed rooms, test results,
@@ -46,8 +47,17 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
       buckets: latencyBuckets,
       registers: [registry],
     })
+  // The flags are a fixed set: each series exists from the start, at 0, so rate() sees the first one.
+  const metricFlags = new Counter({
+    name: 'voice_metric_flags_total',
+    help: 'Flagged history items of stored conversations (docs/metric-quality.md), by flag; an item with two flags counts in both',
+    labelNames: ['flag'] as const,
+    registers: [registry],
+  })
+  for (const flag of metricFlagNames) metricFlags.inc({ flag }, 0)
   return {
     labels,
+    metricFlags,
     conversations: new Counter({
       name: 'voice_conversations_total',
       help: 'Conversations stored (each once, however often delivered), by source, status and telecom provider',
@@ -130,7 +140,7 @@ export function newConversations(
 
 const successLabel = (success: boolean | null) => (success === null ? 'unknown' : String(success))
 
-/** Counts new conversations and observes their turn latencies. */
+/** Counts new conversations and their items' metric flags, and observes their turn latencies. */
 export function recordConversations(
   metrics: DomainMetrics,
   conversations: readonly ConversationRow[],
@@ -175,6 +185,7 @@ export function recordConversations(
     const key = conversationKey(item)
     const agent = agentOf.get(key)
     if (agent === undefined) continue
+    for (const flag of item.metric_flags) metrics.metricFlags.inc({ flag: flag as MetricFlag })
     for (const column of Object.keys(metrics.latency) as LatencyColumn[]) {
       const value = item[column]
       if (usable(value)) metrics.latency[column].observe({ agent }, value)

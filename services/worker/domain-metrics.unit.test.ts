@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
+import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
 import { loadFixture } from '../../test/fixtures/index.ts'
 import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
 import { toAvroRecord } from '../core/event/event-record.ts'
@@ -12,6 +13,7 @@ import {
   newConversations,
   recordConversations,
 } from './domain-metrics.ts'
+import { metricFlagNames } from './metric-quality.ts'
 import type { TableRows } from './table-rows.ts'
 
 // One delivery of an event -> its rows, as the worker builds them; `receivedAt` is the version.
@@ -225,6 +227,29 @@ describe('recordConversations', () => {
     record(metrics, delivered(failedRoom, 2), stored)
     expect(await total(registry, 'voice_conversations_total')).toBe(1)
     expect(await total(registry, 'voice_failed_rooms_total')).toBe(1)
+  })
+
+  it('counts each metric flag of a new conversation once, however often it is delivered', async () => {
+    const { registry, metrics } = withMetrics()
+    const { event, flags } = withImpossibleMetrics(campaignCall, 'flags')
+    const expected = new Map<string, number>()
+    for (const itemFlags of flags.values())
+      for (const flag of itemFlags) expected.set(flag, (expected.get(flag) ?? 0) + 1)
+    expect(expected.size).toBeGreaterThan(1)
+    const first = mergeRows([{ rows: delivered(event, 1) }, { rows: delivered(event, 2) }])
+    record(metrics, first)
+    record(metrics, delivered(event, 3), new Set(first.conversations.map(conversationKey)))
+    for (const flag of metricFlagNames)
+      expect(await total(registry, 'voice_metric_flags_total', { flag }), flag).toBe(expected.get(flag) ?? 0)
+  })
+
+  it('has a series at 0 for every flag before any conversation, and counts none for clean ones', async () => {
+    const { registry, metrics } = withMetrics()
+    expect((await values(registry, 'voice_metric_flags_total')).map((value) => value.labels.flag)).toEqual([
+      ...metricFlagNames,
+    ])
+    record(metrics, delivered(campaignCall, 1))
+    expect(await total(registry, 'voice_metric_flags_total')).toBe(0)
   })
 
   it('bounds the agent label: outside the allowlist an agent counts as other', async () => {

@@ -79,6 +79,8 @@ const tables = {
     tools_added: column<string[]>(),
     extra_fields_json: column<string | null>(),
     metrics_extra_fields_json: column<string | null>(),
+    /** Invariants of the metrics that do not hold (metric-quality.ts); the values stay as they came. */
+    metric_flags: column<string[]>(),
   },
   tool_calls: {
     ...conversationContext,
@@ -175,6 +177,8 @@ const tables = {
     tool_error_count: column<number>(),
     interruption_count: column<number>(),
     handoff_count: column<number>(),
+    /** Items with at least one metric flag. */
+    flagged_item_count: column<number>(),
     e2e_latency_p50: column<number | null>(),
     e2e_latency_p95: column<number | null>(),
     llm_node_ttft_p50: column<number | null>(),

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,11 +14,12 @@ import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 // The overview page of `./run dev` as a newcomer meets it: the dev SQL endpoint over a real
 // embedded ClickHouse (chDB) filled with generated conversations by the worker's own transform,
 // opened in a real headless browser (Debian's chromium, driven by puppeteer-core). It must load
-// without console errors, draw every chart with data, and keep its screenshot in docs/overview.png.
+// without console errors, draw every chart with data, and keep its screenshot as a run artifact in
+// test-results/overview.png (docs/overview.png is one such screenshot, committed; copy a new one there by hand).
 // Then the same endpoint over plain HTTP: no token needed for the page, but the Host and
 // cross-site guards still hold, and the browser can name queries, never send SQL.
 const chromium = '/usr/bin/chromium'
-const screenshot = fileURLToPath(new URL('../../docs/overview.png', import.meta.url))
+const screenshot = fileURLToPath(new URL('../../test-results/overview.png', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'va-overview-'))
 const dataDir = join(dir, 'clickhouse')
 const token = 'overview-test-token-not-sent-by-the-page'
@@ -130,6 +131,7 @@ describe('the overview page (issue #14)', () => {
     expect(requested).toContain('/overview/uplot.js')
     expect(requested.every((path) => path === '/' || path.startsWith('/overview/'))).toBe(true)
 
+    mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot as `${string}.png`, fullPage: true })
   }, 240_000)
 

@@ -270,6 +270,7 @@ export const domainMetricNames = [
   'voice_failed_rooms_total',
   'voice_test_results_total',
   'voice_campaign_conversations_total',
+  'voice_metric_flags_total',
   ...Object.values(latencyMetrics),
 ] as const
 

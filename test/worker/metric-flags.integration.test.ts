@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { metricFlagNames } from '../../services/worker/metric-quality.ts'
+import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { type ImpossibleMetrics, withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
+import { loadFixture } from '../fixtures/index.ts'
+import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import {
+  committedTotal,
+  connectedProducer,
+  countFinal,
+  database,
+  embeddedClickHouse,
+  metricSum,
+  produceEvents,
+  queryRows,
+  tempDataDir,
+  testCodec,
+  testLogger,
+  waitFor,
+  workerConfig,
+} from './worker-test-support.ts'
+
+// Metric sanity at ingest (#14) end to end: conversations carrying impossible metrics go through
+// real Kafka, the real registry and the worker into embedded ClickHouse. Every value is stored as
+// it came, each item's flags land in metric_flags, each conversation's count in
+// flagged_item_count, and voice_metric_flags_total counts each flagged item once, although one
+// flagged conversation is delivered twice.
+describe('worker: metric flags reach the columns and the counters', () => {
+  const data = tempDataDir('metric-flags')
+  let kafka: Kafka
+  let producer: Producer
+  let clickhouse: ClickHouseClient
+  let worker: RunningWorker
+  let flagged: ImpossibleMetrics[]
+  const clean = loadFixture('web-call')
+
+  beforeAll(async () => {
+    kafka = testKafka()
+    const topic = await createTestTopic(kafka, 'metric-flags', 2)
+    const config = workerConfig(topic, data.dir)
+    const codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    flagged = [
+      withImpossibleMetrics(loadFixture('campaign-call'), 'flagged'),
+      withImpossibleMetrics(loadFixture('full'), 'flagged'),
+    ]
+    const events = [...flagged.map(({ event }) => event), clean, flagged[0]!.event]
+    const base = Date.parse('2026-03-01T12:00:00Z')
+    await produceEvents(producer, codec, topic, events, 'prod', (index) => base + index)
+    worker = await startWorker(config, testLogger(), { clickhouse })
+    // Every message committed, the second delivery too: from then on the counters are final.
+    await waitFor(
+      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      (n) => n === events.length,
+      180_000,
+      'commits',
+    )
+    expect(await countFinal(clickhouse, 'conversations')).toBe(3)
+  })
+
+  afterAll(async () => {
+    await worker?.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  })
+
+  it('stores each item flagged as the rule says, its values unchanged', async () => {
+    for (const { event, flags } of flagged) {
+      const items = await queryRows<{
+        item_index: number
+        metric_flags: string[]
+        e2e_latency: number | null
+      }>(
+        clickhouse,
+        `SELECT item_index, metric_flags, e2e_latency FROM ${database}.conversation_items FINAL
+         WHERE session_id = '${event.data.session_id}' ORDER BY item_index`,
+      )
+      expect(items).toHaveLength(event.data.history!.length)
+      for (const item of items) {
+        expect(item.metric_flags, `${event.data.session_id} item ${item.item_index}`).toEqual(
+          flags.get(item.item_index) ?? [],
+        )
+        expect(item.e2e_latency).toBe(event.data.history![item.item_index]!.metrics?.e2e_latency ?? null)
+      }
+    }
+    const [cleanFlags] = await queryRows<{ n: number }>(
+      clickhouse,
+      `SELECT countIf(notEmpty(metric_flags)) AS n FROM ${database}.conversation_items FINAL
+       WHERE session_id = '${clean.data.session_id}'`,
+    )
+    expect(Number(cleanFlags!.n)).toBe(0)
+  })
+
+  it('counts the flagged items of each conversation', async () => {
+    const rows = await queryRows<{ session_id: string; flagged_item_count: number }>(
+      clickhouse,
+      `SELECT session_id, flagged_item_count FROM ${database}.conversations FINAL ORDER BY session_id`,
+    )
+    const expected = [
+      ...flagged.map(({ event, flags }) => ({
+        session_id: event.data.session_id,
+        flagged_item_count: flags.size,
+      })),
+      { session_id: clean.data.session_id, flagged_item_count: 0 },
+    ].sort((a, b) => (a.session_id < b.session_id ? -1 : 1))
+    expect(rows).toEqual(expected)
+  })
+
+  it('counts each flagged item once per conversation in voice_metric_flags_total, by flag', async () => {
+    const expected = new Map<string, number>()
+    for (const { flags } of flagged)
+      for (const itemFlags of flags.values())
+        for (const flag of itemFlags) expected.set(flag, (expected.get(flag) ?? 0) + 1)
+    const total = [...expected.values()].reduce((a, b) => a + b, 0)
+    // Counted once the offsets are committed: poll until the total is reached, then compare each.
+    await waitFor(
+      () => metricSum(worker.metricsUrl!, 'voice_metric_flags_total{'),
+      (n) => n >= total,
+      60_000,
+      'voice_metric_flags_total',
+    )
+    for (const flag of metricFlagNames)
+      expect(await metricSum(worker.metricsUrl!, `voice_metric_flags_total{flag="${flag}"`), flag).toBe(
+        expected.get(flag) ?? 0,
+      )
+    expect(await metricSum(worker.metricsUrl!, 'voice_metric_flags_total{')).toBe(total)
+  })
+})
