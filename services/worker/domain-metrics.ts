@@ -140,7 +140,7 @@ export function newConversations(
 
 const successLabel = (success: boolean | null) => (success === null ? 'unknown' : String(success))
 
-/** Counts new conversations and their items' metric flags, and observes their turn latencies. */
+/** Counts new conversations and their items' metric flags, and observes the turn latencies of unflagged items. */
 export function recordConversations(
   metrics: DomainMetrics,
   conversations: readonly ConversationRow[],
@@ -186,6 +186,9 @@ export function recordConversations(
     const agent = agentOf.get(key)
     if (agent === undefined) continue
     for (const flag of item.metric_flags) metrics.metricFlags.inc({ flag: flag as MetricFlag })
+    // A flagged item's values are not to be trusted (docs/metric-quality.md): the flag counter
+    // shows them, the latency histograms (and so the latency alerts) leave them out.
+    if (item.metric_flags.length > 0) continue
     for (const column of Object.keys(metrics.latency) as LatencyColumn[]) {
       const value = item[column]
       if (usable(value)) metrics.latency[column].observe({ agent }, value)

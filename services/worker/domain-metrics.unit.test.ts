@@ -243,6 +243,32 @@ describe('recordConversations', () => {
       expect(await total(registry, 'voice_metric_flags_total', { flag }), flag).toBe(expected.get(flag) ?? 0)
   })
 
+  it('leaves flagged items out of every latency histogram, and observes the unflagged ones', async () => {
+    const { registry, metrics } = withMetrics()
+    const { event, flags } = withImpossibleMetrics(campaignCall, 'histograms')
+    record(metrics, delivered(event, 1))
+    const history = event.data.history ?? []
+    const observed = (metric: 'e2e_latency' | 'llm_node_ttft' | 'tts_node_ttfb', flagged: boolean) =>
+      history.filter(
+        (item, index) => typeof item.metrics?.[metric] === 'number' && flags.has(index) === flagged,
+      ).length
+    // The fixture must hold both kinds, or this test could not fail.
+    for (const metric of ['e2e_latency', 'llm_node_ttft', 'tts_node_ttfb'] as const) {
+      expect(observed(metric, true), metric).toBeGreaterThan(0)
+      expect(observed(metric, false), metric).toBeGreaterThan(0)
+    }
+    const agent = event.data.agent_name!
+    const count = (name: string, labels: Record<string, string> = {}) =>
+      total(registry, name, { ...labels, le: '+Inf' })
+    expect(await count('voice_e2e_latency_seconds', { agent })).toBe(observed('e2e_latency', false))
+    expect(await count('voice_llm_node_ttft_seconds', { agent })).toBe(observed('llm_node_ttft', false))
+    expect(await count('voice_tts_node_ttfb_seconds', { agent })).toBe(observed('tts_node_ttfb', false))
+    expect(await count('voice_campaign_e2e_latency_seconds')).toBe(observed('e2e_latency', false))
+    expect(await count('voice_telecom_e2e_latency_seconds')).toBe(observed('e2e_latency', false))
+    // The flagged ones are counted by their flags instead.
+    expect(await total(registry, 'voice_metric_flags_total', { flag: 'e2e_below_parts' })).toBe(1)
+  })
+
   it('has a series at 0 for every flag before any conversation, and counts none for clean ones', async () => {
     const { registry, metrics } = withMetrics()
     expect((await values(registry, 'voice_metric_flags_total')).map((value) => value.labels.flag)).toEqual([
