@@ -317,8 +317,9 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
 }
 
 /**
- * The rollup's input: per minute of this conversation, its latency values. An item counts in the
- * minute it was created (else when speech started, else the conversation's time).
+ * The rollup's input: per minute of this conversation, its latency values (all, and those of
+ * unflagged items apart). An item counts in the minute it was created (else when speech started,
+ * else the conversation's time).
  */
 function latencyFeedRows(
   items: readonly ConversationItemRow[],
@@ -349,12 +350,21 @@ function latencyFeedRows(
         tts_node_ttfb: [],
         transcription_delay: [],
         end_of_turn_delay: [],
+        e2e_latency_unflagged: [],
+        llm_node_ttft_unflagged: [],
+        tts_node_ttfb_unflagged: [],
+        transcription_delay_unflagged: [],
+        end_of_turn_delay_unflagged: [],
       }
       byMinute.set(minute, row)
     }
+    // A flagged item's values count in the rollup's all-values states only (migration 0006).
+    const unflagged = item.metric_flags.length === 0
     for (const name of latencyMetrics) {
       const value = item[name]
-      if (value !== null) row[name].push(value)
+      if (value === null) continue
+      row[name].push(value)
+      if (unflagged) row[`${name}_unflagged`].push(value)
     }
   }
   return [...byMinute.values()].sort((a, b) => a.minute - b.minute)

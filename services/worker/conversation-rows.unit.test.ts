@@ -282,6 +282,35 @@ describe('conversationRows', () => {
     }
   })
 
+  it('feeds the rollup the values of unflagged items apart, and every value among all', () => {
+    const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'rollup')
+    const rows = rowsOf(event)
+    const latencyNames = [
+      'e2e_latency',
+      'llm_node_ttft',
+      'tts_node_ttfb',
+      'transcription_delay',
+      'end_of_turn_delay',
+    ] as const
+    let left = 0
+    for (const name of latencyNames) {
+      const values = (flagged: boolean | undefined) =>
+        rows.conversation_items
+          .filter((item) => flagged === undefined || flags.has(item.item_index) === flagged)
+          .flatMap((item) => (item[name] === null ? [] : [item[name]]))
+          .sort()
+      expect(rows.agent_latency_feed.flatMap((row) => row[`${name}_unflagged`]).sort(), name).toEqual(
+        values(false),
+      )
+      expect(rows.agent_latency_feed.flatMap((row) => row[name]).sort(), name).toEqual(values(undefined))
+      left += values(true).length
+    }
+    expect(left).toBeGreaterThan(0) // the fixture has flagged values to leave out
+    // A clean conversation: the unflagged values are all of them.
+    for (const row of rowsOf(loadFixture('full')).agent_latency_feed)
+      for (const name of latencyNames) expect(row[`${name}_unflagged`]).toEqual(row[name])
+  })
+
   it('is deterministic: the same record and delivery give the same rows', () => {
     const [event] = generateConversations({ count: 1, seed: 3 })
     expect(rowsOf(event!)).toEqual(rowsOf(event!))

@@ -46,6 +46,12 @@ const tables = {
     tts_node_ttfb: column<number[]>(),
     transcription_delay: column<number[]>(),
     end_of_turn_delay: column<number[]>(),
+    /** The same values of unflagged items only (empty metric_flags), migration 0006. */
+    e2e_latency_unflagged: column<number[]>(),
+    llm_node_ttft_unflagged: column<number[]>(),
+    tts_node_ttfb_unflagged: column<number[]>(),
+    transcription_delay_unflagged: column<number[]>(),
+    end_of_turn_delay_unflagged: column<number[]>(),
   },
   conversation_items: {
     ...conversationContext,
