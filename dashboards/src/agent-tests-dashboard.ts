@@ -20,6 +20,7 @@ export function agentTestsDashboard() {
     .withVariable(variables.source())
     .withVariable(variables.agent())
     .withVariable(variables.test_run())
+    .withVariable(variables.include_flagged())
     .withRow(new RowBuilder('Overview'))
     .withPanel(
       stat('Test conversations', 'Test conversations in range.', [

@@ -30,6 +30,7 @@ export function campaignsDashboard() {
     .withVariable(variables.campaign())
     .withVariable(variables.agent())
     .withVariable(variables.telecom_provider())
+    .withVariable(variables.include_flagged())
     .withRow(new RowBuilder('Overview'))
     .withPanel(
       stat('Campaign calls', 'Calls of the selected campaigns in range.', [

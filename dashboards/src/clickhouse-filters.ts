@@ -51,3 +51,21 @@ export const filters = {
   ),
   testResults: and(conditions.source, conditions.agent, conditions.testRun),
 }
+
+// The "Flagged values" variable (include_flagged, one value): 0, the default, leaves out the
+// values of history items the metric-quality rules flagged (docs/metric-quality.md), 1 takes them
+// in. Raw format: the value is a number in the SQL, and the constant condition costs nothing.
+export const includeFlaggedVariable = 'include_flagged'
+/** The variable's default (left out): the overview page uses it too. */
+export const includeFlaggedDefault = '0'
+const includeFlagged = `\${${includeFlaggedVariable}:raw}`
+
+/**
+ * A column of the latency rollup (agent_latency_minute) as the variable chooses: `<metric>_<part>`
+ * (every value) or `<metric>_unflagged_<part>` (values of unflagged items; migration 0006).
+ */
+export const rollupColumn = (metric: string, part: 'count' | 'sum' | 'max' | 'quantiles') =>
+  `if(${includeFlagged} = 1, ${metric}_${part}, ${metric}_unflagged_${part})`
+
+/** The condition on conversation_items (`alias`: its table alias and a dot) that applies the variable. */
+export const itemsAsFlaggedChosen = (alias = '') => `(${includeFlagged} = 1 OR empty(${alias}metric_flags))`

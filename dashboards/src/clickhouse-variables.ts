@@ -1,12 +1,13 @@
 import {
+  CustomVariableBuilder,
   QueryVariableBuilder,
   VariableRefresh,
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard'
-import type { VariableName } from './clickhouse-filters.ts'
+import { includeFlaggedDefault, includeFlaggedVariable, type VariableName } from './clickhouse-filters.ts'
 import { clickhouseDatasource, database, sql } from './grafana-queries.ts'
 
-export { filters } from './clickhouse-filters.ts'
+export { filters, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
 
 // The dashboard variables of the ClickHouse dashboards (the WHERE conditions that apply them are in
 // clickhouse-filters.ts).
@@ -83,4 +84,23 @@ export const variables = {
       GROUP BY test_run_id
       ORDER BY test_run DESC`,
     ),
+  /** Whether latency panels take in the values of flagged items (docs/metric-quality.md); default: no. */
+  include_flagged: () => {
+    const options = [
+      { text: 'Excluded', value: '0' },
+      { text: 'Included', value: '1' },
+    ]
+    const current = options.find((option) => option.value === includeFlaggedDefault)!
+    return new CustomVariableBuilder(includeFlaggedVariable)
+      .label('Flagged values')
+      .description(
+        'Values of history items that break a metric-quality rule (docs/metric-quality.md): left out of latency percentiles unless included',
+      )
+      .values(options.map((option) => `${option.text} : ${option.value}`).join(','))
+      .options(options.map((option) => ({ ...option, selected: option === current })))
+      .current({ ...current, selected: true })
+      .multi(false)
+      .includeAll(false)
+      .allowCustomValue(false)
+  },
 }

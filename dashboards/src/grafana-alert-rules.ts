@@ -53,7 +53,11 @@ const percentile = `p${Math.round(t.latencyQuantile * 100)}`
 /** The value column of the latency rules: the chosen quantile of e2e_latency, seconds. */
 const latencyQuantile = (column: string) =>
   `quantileExact(${t.latencyQuantile})(${column}) AS e2e_latency_${percentile}`
-/** Agent turns with an e2e_latency joined to their conversation's campaign and telecom provider. */
+/**
+ * Agent turns with an e2e_latency joined to their conversation's campaign and telecom provider.
+ * The latency rules judge unflagged turns only (docs/metric-quality.md), as the Prometheus rules,
+ * whose histograms never see flagged values: an impossible value must not fire an alert.
+ */
 const turnsWithCall = `${database}.conversation_items AS turn FINAL
       INNER JOIN (
         SELECT agent_id, event_time, session_id, campaign_id, campaign_name, telecom_provider
@@ -61,7 +65,8 @@ const turnsWithCall = `${database}.conversation_items AS turn FINAL
         WHERE $__timeFilter(event_time)
       ) AS conversation USING (agent_id, event_time, session_id)
       WHERE $__timeFilter(event_time)
-        AND turn.e2e_latency IS NOT NULL`
+        AND turn.e2e_latency IS NOT NULL
+        AND empty(turn.metric_flags)`
 
 const latencyRule = (
   scope: { uid: string; title: string; label: string; noun: string },
@@ -152,6 +157,7 @@ const rules: ClickHouseRule[] = [
       FROM ${database}.conversation_items FINAL
       WHERE $__timeFilter(event_time)
         AND e2e_latency IS NOT NULL
+        AND empty(metric_flags)
       GROUP BY agent
       HAVING count() >= ${t.latencyMinTurns}`,
     'Open the Voice latency dashboard ("Latency and failures by what you can change") to see whether one campaign, ' +

@@ -1,3 +1,4 @@
+import { itemsAsFlaggedChosen } from './clickhouse-filters.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import { table, timeseries } from './panels.ts'
 
@@ -10,7 +11,9 @@ import { table, timeseries } from './panels.ts'
 // counts in the failure rate. Percentiles read the turns (NULL for such a conversation, which
 // quantiles skip); conversations and failures count distinct sessions. Each conversation carries
 // `failed` (its room failed or the platform sent an error_message, as the campaign alert counts)
-// and `is_test` (a conversation of a test run or a test; everything else is production).
+// and `is_test` (a conversation of a test run or a test; everything else is production). Turns of
+// flagged items are left out unless $include_flagged says 1 (their conversation still counts).
+// Every dashboard that uses this has that variable.
 // `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts).
 export function conversationsWithTurns(where: string): string {
   return `(
@@ -25,6 +28,7 @@ ${continuationMark}  SELECT agent_id, event_time, session_id, e2e_latency
 ${continuationMark}  FROM ${database}.conversation_items FINAL
 ${continuationMark}  WHERE $__timeFilter(event_time)
 ${continuationMark}    AND e2e_latency IS NOT NULL
+${continuationMark}    AND ${itemsAsFlaggedChosen()}
 ${continuationMark}) AS turn USING (agent_id, event_time, session_id)
 ${continuationMark}WHERE ${where}`
 }

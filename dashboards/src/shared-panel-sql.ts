@@ -1,4 +1,4 @@
-import { filters } from './clickhouse-filters.ts'
+import { filters, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
 import { continuationMark, database } from './panel-sql.ts'
 
 // The SQL of the panels that both the Grafana dashboards and the overview page of `./run dev`
@@ -6,17 +6,20 @@ import { continuationMark, database } from './panel-sql.ts'
 // Each is the panel's raw SQL with Grafana's macros ($__timeFilter, $__conditionalAll, ...); the
 // dashboards hand it to Grafana as it is, the page expands the macros itself (grafana-macros.ts).
 
-/** p50/p95/p99 of one latency per agent over time, from the per-minute rollup, milliseconds. */
+/**
+ * p50/p95/p99 of one latency per agent over time, from the per-minute rollup, milliseconds;
+ * flagged values left out unless $include_flagged says 1.
+ */
 export const percentilesOverTime = (metric: string) => `
   SELECT
     $__timeInterval(minute) AS time,
     ifNull(agent_name, agent_id) AS agent,
-    quantileTDigestMerge(0.5)(${metric}_quantiles) * 1000 AS p50,
-    quantileTDigestMerge(0.95)(${metric}_quantiles) * 1000 AS p95,
-    quantileTDigestMerge(0.99)(${metric}_quantiles) * 1000 AS p99
+    quantileTDigestMerge(0.5)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p50,
+    quantileTDigestMerge(0.95)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p95,
+    quantileTDigestMerge(0.99)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p99
   FROM ${database}.agent_latency_minute FINAL
   WHERE $__timeFilter(minute)
-    AND ${metric}_count > 0
+    AND ${rollupColumn(metric, 'count')} > 0
     AND ${filters.latencyRollup}
   GROUP BY time, agent
   ORDER BY time, agent`
@@ -48,6 +51,7 @@ export const slowestTurns = `
           FROM ${database}.conversation_items FINAL
           WHERE $__timeFilter(event_time)
             AND e2e_latency IS NOT NULL
+            AND ${itemsAsFlaggedChosen()}
             AND ${filters.items}
           ORDER BY e2e_latency DESC
           LIMIT 50`

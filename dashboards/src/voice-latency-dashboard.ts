@@ -6,7 +6,7 @@ import {
   RowsHeatmapOptionsBuilder,
   YAxisConfigBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap'
-import { filters, variables } from './clickhouse-variables.ts'
+import { filters, itemsAsFlaggedChosen, rollupColumn, variables } from './clickhouse-variables.ts'
 import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
   perCampaignTable,
@@ -55,10 +55,10 @@ const rangeQuantileStat = (title: string, metric: string, quantile: number) =>
     `p${quantile * 100} of ${metric} over all turns in range.`,
     [
       tableSql(`
-        SELECT quantileTDigestMerge(${quantile})(${metric}_quantiles) * 1000 AS p${quantile * 100}_ms
+        SELECT quantileTDigestMerge(${quantile})(${rollupColumn(metric, 'quantiles')}) * 1000 AS p${quantile * 100}_ms
         FROM ${database}.agent_latency_minute FINAL
         WHERE $__timeFilter(minute)
-          AND ${metric}_count > 0
+          AND ${rollupColumn(metric, 'count')} > 0
           AND ${filters.latencyRollup}`),
     ],
     'ms',
@@ -76,6 +76,7 @@ export function voiceLatencyDashboard() {
     .withVariable(variables.agent())
     .withVariable(variables.campaign())
     .withVariable(variables.telecom_provider())
+    .withVariable(variables.include_flagged())
 
   dashboard
     .withRow(new RowBuilder('Overview'))
@@ -83,9 +84,9 @@ export function voiceLatencyDashboard() {
       stat('Conversations', 'Conversations that started in the time range.', [tableSql(conversationsCount)]),
     )
     .withPanel(
-      stat('Agent turns', 'Turns with an end-to-end latency.', [
+      stat('Agent turns', 'Turns with an end-to-end latency (flagged ones only when included).', [
         tableSql(`
-          SELECT sum(e2e_latency_count) AS turns
+          SELECT sum(${rollupColumn('e2e_latency', 'count')}) AS turns
           FROM ${database}.agent_latency_minute FINAL
           WHERE $__timeFilter(minute)
             AND ${filters.latencyRollup}`),
@@ -125,6 +126,7 @@ export function voiceLatencyDashboard() {
             FROM ${database}.conversation_items FINAL
             WHERE $__timeFilter(event_time)
               AND e2e_latency IS NOT NULL
+              AND ${itemsAsFlaggedChosen()}
               AND ${filters.items}
             GROUP BY time
             ORDER BY time`),
@@ -144,17 +146,17 @@ export function voiceLatencyDashboard() {
           tableSql(`
             SELECT
               ifNull(agent_name, agent_id) AS agent,
-              sum(e2e_latency_count) AS turns,
-              round(quantileTDigestMerge(0.5)(e2e_latency_quantiles) * 1000) AS e2e_p50_ms,
-              round(quantileTDigestMerge(0.9)(e2e_latency_quantiles) * 1000) AS e2e_p90_ms,
-              round(quantileTDigestMerge(0.99)(e2e_latency_quantiles) * 1000) AS e2e_p99_ms,
-              round(quantileTDigestMerge(0.5)(llm_node_ttft_quantiles) * 1000) AS llm_ttft_p50_ms,
-              round(quantileTDigestMerge(0.9)(llm_node_ttft_quantiles) * 1000) AS llm_ttft_p90_ms,
-              round(quantileTDigestMerge(0.5)(tts_node_ttfb_quantiles) * 1000) AS tts_ttfb_p50_ms,
-              round(quantileTDigestMerge(0.9)(tts_node_ttfb_quantiles) * 1000) AS tts_ttfb_p90_ms
+              sum(${rollupColumn('e2e_latency', 'count')}) AS turns,
+              round(quantileTDigestMerge(0.5)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p50_ms,
+              round(quantileTDigestMerge(0.9)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p90_ms,
+              round(quantileTDigestMerge(0.99)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p99_ms,
+              round(quantileTDigestMerge(0.5)(${rollupColumn('llm_node_ttft', 'quantiles')}) * 1000) AS llm_ttft_p50_ms,
+              round(quantileTDigestMerge(0.9)(${rollupColumn('llm_node_ttft', 'quantiles')}) * 1000) AS llm_ttft_p90_ms,
+              round(quantileTDigestMerge(0.5)(${rollupColumn('tts_node_ttfb', 'quantiles')}) * 1000) AS tts_ttfb_p50_ms,
+              round(quantileTDigestMerge(0.9)(${rollupColumn('tts_node_ttfb', 'quantiles')}) * 1000) AS tts_ttfb_p90_ms
             FROM ${database}.agent_latency_minute FINAL
             WHERE $__timeFilter(minute)
-              AND e2e_latency_count > 0
+              AND ${rollupColumn('e2e_latency', 'count')} > 0
               AND ${filters.latencyRollup}
             GROUP BY agent
             ORDER BY e2e_p90_ms DESC`),

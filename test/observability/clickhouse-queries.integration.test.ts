@@ -10,6 +10,7 @@ import {
   alertRuleQueries,
   clickhousePanelQueries,
   clickhouseVariableQueries,
+  customVariables,
   type ProvisionedDashboard,
   provisionedDashboards,
   repoRoot,
@@ -55,8 +56,10 @@ function contextFor(
   dashboard: ProvisionedDashboard,
   selections: Record<string, Selection> = {},
 ): MacroContext {
+  // Query variables on All, custom ones (the flagged-values switch) on their default.
+  const defaults = new Map(customVariables(dashboard).map((variable) => [variable.name, [variable.current]]))
   const variables = Object.fromEntries(
-    variableNames(dashboard).map((name) => [name, selections[name] ?? '$__all']),
+    variableNames(dashboard).map((name) => [name, selections[name] ?? defaults.get(name) ?? '$__all']),
   )
   return { from: generated.from, to: generated.now, intervalSeconds: 300, variables } as MacroContext
 }
@@ -101,6 +104,7 @@ beforeAll(async () => {
     hours: 6,
     redelivered: 50,
     seed: 6,
+    flaggedEvery: 10,
   })
 })
 
@@ -206,6 +210,72 @@ const windowOf = (rule: { from: number; to: number }): MacroContext => ({
   variables: {},
 })
 
+describe('the flagged-values switch of the ClickHouse dashboards (include_flagged)', () => {
+  const switchSql = `\${include_flagged:raw}`
+  const withSwitch = (dashboard: ProvisionedDashboard, value: string) =>
+    contextFor(dashboard, { include_flagged: [value] })
+
+  it('each dashboard offers it, excluded by default, and every latency query honours it', () => {
+    expect(generated.flagged, 'conversations with flagged items').toBeGreaterThan(10)
+    for (const dashboard of clickhouseDashboards) {
+      expect(customVariables(dashboard), dashboard.file).toContainEqual({
+        name: 'include_flagged',
+        values: ['0', '1'],
+        current: '0',
+      })
+      for (const query of clickhousePanelQueries(dashboard))
+        if (/agent_latency_minute|conversation_items/.test(query.rawSql))
+          expect(query.rawSql, `${query.where} reads latencies`).toContain(switchSql)
+    }
+  })
+
+  it('every panel query with flagged values included', async () => {
+    for (const dashboard of clickhouseDashboards) {
+      const context = withSwitch(dashboard, '1')
+      const options = await variableOptions(dashboard, context)
+      for (const query of clickhousePanelQueries(dashboard)) {
+        const sql = expandPanelSql(query.rawSql, context, options)
+        checkShape(query.where, query.panelType, query.format, await run(sql))
+      }
+    }
+  })
+
+  it('leaves the values of flagged items out by default and takes them in when included', async () => {
+    const dashboard = clickhouseDashboards.find((candidate) => candidate.file === 'voice-latency.json')!
+    const panel = (title: string) =>
+      clickhousePanelQueries(dashboard).find((candidate) => candidate.where.includes(`/ ${title} /`))!
+    // From an hour earlier: the rollup puts a turn in the minute of its item, which may begin before the range.
+    const rows = async (title: string, value: string) => {
+      const context = { ...withSwitch(dashboard, value), from: new Date(generated.from.getTime() - 3600_000) }
+      return (
+        await run(expandPanelSql(panel(title).rawSql, context, await variableOptions(dashboard, context)))
+      ).data
+    }
+    const [truth] = (
+      await run(`SELECT count() AS all_turns, countIf(empty(metric_flags)) AS unflagged_turns,
+          countIf(NOT empty(metric_flags)) AS flagged_turns
+        FROM voice_analytics.conversation_items FINAL
+        WHERE e2e_latency IS NOT NULL`)
+    ).data
+    expect(Number(truth!.flagged_turns), 'flagged turns with an e2e_latency').toBeGreaterThan(0)
+    // From the rollup (migration 0006's unflagged states) ...
+    expect(Number((await rows('Agent turns', '0'))[0]!.turns)).toBe(Number(truth!.unflagged_turns))
+    expect(Number((await rows('Agent turns', '1'))[0]!.turns)).toBe(Number(truth!.all_turns))
+    // ... and from the items themselves.
+    const heatmapTurns = async (value: string) =>
+      (await rows('End-to-end latency distribution', value)).reduce(
+        (sum, row) =>
+          sum +
+          Object.entries(row).reduce((n, [name, count]) => n + (name === 'time' ? 0 : Number(count)), 0),
+        0,
+      )
+    expect(await heatmapTurns('0')).toBe(Number(truth!.unflagged_turns))
+    expect(await heatmapTurns('1')).toBe(Number(truth!.all_turns))
+    for (const row of await rows('Slowest turns', '0'))
+      expect(row.metric_flags, String(row.session_id)).toBe('')
+  })
+})
+
 describe('latency and failures by what the user can change', () => {
   it('test vs production: each conversation, turn and failure of an agent counts on exactly one side', async () => {
     const dashboard = clickhouseDashboards.find((candidate) => candidate.file === 'voice-latency.json')!
@@ -220,10 +290,11 @@ describe('latency and failures by what the user can change', () => {
         countIf(room_failed OR ifNull(error_message, '') != '') AS failed
       FROM voice_analytics.conversations FINAL
       GROUP BY agent_id`)
+    // Turns of flagged items stay out by default (include_flagged).
     const turns = await run(`
       SELECT agent_id, count() AS turns
       FROM voice_analytics.conversation_items FINAL
-      WHERE e2e_latency IS NOT NULL
+      WHERE e2e_latency IS NOT NULL AND empty(metric_flags)
       GROUP BY agent_id`)
     const turnsOf = new Map(turns.data.map((row) => [String(row.agent_id), Number(row.turns)]))
     const expected: Record<string, unknown>[] = conversations.data.map((row) => ({

@@ -6,10 +6,12 @@ import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
+import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 
 // The real schema (the migrations) filled the way the worker fills it (its transform and its
 // insert), with generated conversations over the hours before `now`; some delivered twice, as
-// the platform may, so queries that forget FINAL count them twice.
+// the platform may, so queries that forget FINAL count them twice; every `flaggedEvery`-th one
+// carries the impossible metrics of test/fixtures/impossible-metrics.ts (flagged items).
 export const database = 'voice_analytics'
 
 export interface GeneratedData {
@@ -17,6 +19,8 @@ export interface GeneratedData {
   from: Date
   conversations: number
   redelivered: number
+  /** Conversations given impossible metrics. */
+  flagged: number
 }
 
 export interface GenerateSettings {
@@ -24,6 +28,8 @@ export interface GenerateSettings {
   hours: number
   redelivered: number
   seed: number
+  /** Every n-th conversation gets impossible metrics (flagged items); 0: none. */
+  flaggedEvery?: number
 }
 
 export async function fillWithGeneratedConversations(
@@ -33,7 +39,7 @@ export async function fillWithGeneratedConversations(
   await runMigrations(client, database)
   const now = new Date()
   const from = new Date(now.getTime() - settings.hours * 3600_000)
-  const events = generateConversations({
+  const generatedEvents = generateConversations({
     count: settings.count,
     seed: settings.seed,
     from: from.getTime(),
@@ -43,6 +49,18 @@ export async function fillWithGeneratedConversations(
     testRunRate: 0.25,
     campaignRate: 0.4,
     webCallRate: 0.15,
+  })
+  const every = settings.flaggedEvery ?? 0
+  let flagged = 0
+  const events = generatedEvents.map((event, index) => {
+    if (every === 0 || index % every !== 0) return event
+    try {
+      const altered = withImpossibleMetrics(event, 'flagged').event
+      flagged++
+      return altered
+    } catch {
+      return event // too short a history for every impossible value
+    }
   })
   const deliveries = [...events, ...events.slice(0, settings.redelivered)].map((event, index) => {
     const receivedAt = now.getTime() - 1000 + (index >= events.length ? 500 : 0)
@@ -61,5 +79,5 @@ export async function fillWithGeneratedConversations(
     const rows: TableRows = mergeRows(deliveries.slice(start, start + 250))
     await insertTableRows(client, database, rows, `generated-${settings.seed}-${start}`)
   }
-  return { now, from, conversations: events.length, redelivered: settings.redelivered }
+  return { now, from, conversations: events.length, redelivered: settings.redelivered, flagged }
 }

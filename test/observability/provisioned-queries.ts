@@ -101,6 +101,19 @@ export function variableNames({ dashboard }: ProvisionedDashboard): string[] {
   return variablesOf(dashboard).map((variable) => variable.name)
 }
 
+/** Custom (fixed-choice) variables: their offered values and their default, as Grafana opens the dashboard. */
+export function customVariables({
+  dashboard,
+}: ProvisionedDashboard): { name: string; values: string[]; current: string }[] {
+  return variablesOf(dashboard)
+    .filter((variable) => variable.type === 'custom')
+    .map((variable) => ({
+      name: variable.name,
+      values: (variable.options ?? []).map((option) => String(option.value)),
+      current: String(variable.current?.value),
+    }))
+}
+
 export interface AlertRuleQuery {
   where: string
   rawSql: string

@@ -1,3 +1,4 @@
+import { includeFlaggedDefault, includeFlaggedVariable } from '../../../dashboards/src/clickhouse-filters.ts'
 import { expandPanelSql } from '../../../dashboards/src/grafana-macros.ts'
 import { sql } from '../../../dashboards/src/panel-sql.ts'
 import {
@@ -12,8 +13,8 @@ import {
 } from '../../../dashboards/src/shared-panel-sql.ts'
 
 // The fixed, named queries of the overview page: the Grafana panels' own SQL (shared-panel-sql.ts),
-// with the macros expanded as Grafana and the ClickHouse plugin would for "All" selected and the
-// last day. The browser names a query; it never sends SQL. Pure: the SQL is text, tested as such.
+// with the macros expanded as Grafana and the ClickHouse plugin would for "All" selected, flagged
+// values left out (the dashboards' default) and the last day. The browser names a query; it never sends SQL. Pure: the SQL is text, tested as such.
 export type OverviewKind = 'chart' | 'stat' | 'table'
 
 export interface OverviewQuery {
@@ -70,12 +71,14 @@ export function isOverviewQueryName(name: string): name is OverviewQueryName {
   return Object.hasOwn(overviewQueries, name)
 }
 
-const allSelected = {
+/** The dashboards' defaults: every filter on All, flagged values left out of latencies. */
+const defaultVariables = {
   source: '$__all',
   agent: '$__all',
   campaign: '$__all',
   telecom_provider: '$__all',
   test_run: '$__all',
+  [includeFlaggedVariable]: [includeFlaggedDefault],
 } as const
 
 /**
@@ -90,7 +93,7 @@ export function overviewSql(name: OverviewQueryName, now: Date): string {
       from: new Date(now.getTime() - overviewRangeHours * 3600_000),
       to: now,
       intervalSeconds: overviewIntervalSeconds,
-      variables: allSelected,
+      variables: defaultVariables,
     },
     {},
   )

@@ -32,6 +32,14 @@ describe('overview queries', () => {
     expect(text).toMatch(/^SELECT \* REPLACE \(toUnixTimestamp\(time\) AS time\)\nFROM \(\nSELECT /)
     expect(overviewSql('slowest-turns', now)).toMatch(/^SELECT\n/)
   })
+  it('leave flagged values out, as the dashboards do by default', () => {
+    const latency = overviewSql('e2e-latency', now)
+    expect(latency).toContain(
+      'quantileTDigestMerge(0.95)(if(0 = 1, e2e_latency_quantiles, e2e_latency_unflagged_quantiles))',
+    )
+    expect(latency).toContain('if(0 = 1, e2e_latency_count, e2e_latency_unflagged_count) > 0')
+    expect(overviewSql('slowest-turns', now)).toContain('AND (0 = 1 OR empty(metric_flags))')
+  })
   it('know only their own names', () => {
     expect(isOverviewQueryName('e2e-latency')).toBe(true)
     expect(isOverviewQueryName('toString')).toBe(false)
