@@ -42,13 +42,36 @@ const toolArgument = `tool-argument-${randomUUID()}`
 const toolOutput = `tool-output-${randomUUID()}`
 const stagingContent = `staging transcript ${randomUUID()}`
 const callback = `call me back at ${prodFrom}, mail ${email}, card ${card}`
+// The other free text, the URL parameters and fields the schema does not know.
+const errorPhone = phone()
+const roomErrorPhone = phone()
+const urlPhone = phone()
+const instructionsPhone = phone()
+const stagingInstructions = `staging instructions ${randomUUID()}`
+const stagingUrlValue = `staging-url-${randomUUID()}`
+const unknownData = `unknown-data-${randomUUID()}`
+const unknownItem = `unknown-item-${randomUUID()}`
+const unknownMetrics = `unknown-metrics-${randomUUID()}`
+const unknownEnvelope = `unknown-envelope-${randomUUID()}`
+const unknownOther = `unknown-other-${randomUUID()}`
+const prodPolicy =
+  'phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop'
+const stagingPolicy =
+  'phone=drop,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=drop,unknown_fields=keep'
 
 /** Every value a policy removed or changed, in each spelling it could travel in. */
 const originals = [
-  ...[prodFrom, prodTo, stagingFrom, quarantineFrom, otherFrom].flatMap((number) => [
-    number,
-    compact(number),
-  ]),
+  ...[
+    prodFrom,
+    prodTo,
+    stagingFrom,
+    quarantineFrom,
+    otherFrom,
+    errorPhone,
+    roomErrorPhone,
+    urlPhone,
+    instructionsPhone,
+  ].flatMap((number) => [number, compact(number)]),
   email,
   card,
   compact(card),
@@ -56,6 +79,13 @@ const originals = [
   toolArgument,
   toolOutput,
   stagingContent,
+  stagingInstructions,
+  stagingUrlValue,
+  unknownData,
+  unknownItem,
+  unknownMetrics,
+  unknownEnvelope,
+  unknownOther,
 ]
 
 function conversation(seed: number, changes: Record<string, unknown>, history: object[]) {
@@ -90,30 +120,62 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let workerTopic: string
-  const prodEvent = conversation(21, { from_number: prodFrom, to_number: prodTo, audio_url: audioUrl }, [
-    { role: 'user', kind: 'message', content: callback },
-    {
-      kind: 'function_call',
-      tool_name: 'lookup_customer',
-      tool_call_id: 'call-1',
-      tool_arguments_json: JSON.stringify({ query: toolArgument }),
-      tool_output: toolOutput,
-    },
-  ])
-  const stagingEvent = conversation(22, { from_number: stagingFrom, to_number: prodTo }, [
-    { role: 'user', kind: 'message', content: stagingContent },
-  ])
+  const prodEvent = {
+    ...conversation(
+      21,
+      {
+        from_number: prodFrom,
+        to_number: prodTo,
+        audio_url: audioUrl,
+        error_message: `SIP busy calling ${errorPhone}`,
+        room_metadata: { failed: false, error: `dial ${roomErrorPhone} failed` },
+        url_parameters: { phone: urlPhone, lang: 'en' },
+        customer_note: unknownData,
+      },
+      [
+        {
+          role: 'user',
+          kind: 'message',
+          content: callback,
+          sentiment: unknownItem,
+          metrics: { transcription_delay: 0.2, speaker_label: unknownMetrics },
+        },
+        { kind: 'agent_config_update', instructions: `The caller's number is ${instructionsPhone}` },
+        {
+          kind: 'function_call',
+          tool_name: 'lookup_customer',
+          tool_call_id: 'call-1',
+          tool_arguments_json: JSON.stringify({ query: toolArgument }),
+          tool_output: toolOutput,
+        },
+      ],
+    ),
+    trace_note: unknownEnvelope,
+  }
+  const stagingEvent = conversation(
+    22,
+    { from_number: stagingFrom, to_number: prodTo, url_parameters: { ref: stagingUrlValue } },
+    [
+      { role: 'user', kind: 'message', content: stagingContent },
+      { kind: 'agent_handoff', handoff_to_agent_id: 'billing', instructions: stagingInstructions },
+    ],
+  )
   const misfit = conversation(
     23,
     { from_number: quarantineFrom, audio_url: audioUrl, duration_seconds: 'ninety' },
     [{ role: 'user', kind: 'message', content: callback }],
   )
-  const other = { event: 'CallStarted', data: { session_id: randomUUID(), from_number: otherFrom } }
+  const other = {
+    event: 'CallStarted',
+    data: { session_id: randomUUID(), from_number: otherFrom, caller_name: unknownOther },
+  }
   const messages = new Map<string, KafkaMessage[]>()
 
   beforeAll(async () => {
     ingress = await startTestIngress({
-      PII_POLICY: 'prod:phone=hmac,content=mask,audio_url=drop,tools=drop;staging:phone=drop,content=drop',
+      PII_POLICY:
+        'prod:phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop;' +
+        'staging:phone=drop,content=drop,url_parameters=drop',
       PII_HMAC_KEY: hmacKey,
     })
     await ingress.waitUntilReady()
@@ -180,15 +242,18 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     for (const message of events) expectNoOriginal(`event ${message.key}`, bytesOf(message))
     const prod = events.find((m) => m.key!.toString() === prodEvent.data.session_id)!
     const staging = events.find((m) => m.key!.toString() === stagingEvent.data.session_id)!
-    expect(String(prod.headers!['va-pii-policy'])).toBe('phone=hmac,content=mask,audio_url=drop,tools=drop')
-    expect(String(staging.headers!['va-pii-policy'])).toBe(
-      'phone=drop,content=drop,audio_url=keep,tools=keep',
-    )
+    expect(String(prod.headers!['va-pii-policy'])).toBe(prodPolicy)
+    expect(String(staging.headers!['va-pii-policy'])).toBe(stagingPolicy)
     // What the policy leaves instead is there: the hash (joins still work) and the masked line.
     const prodText = bytesOf(prod)
     expect(prodText).toContain(hashPhone(prodFrom, hmacKey))
     expect(prodText).toContain('call me back at +# ### ### ####, mail [email], card [card]')
     expect(prodText).toContain('lookup_customer')
+    // Masked, not dropped: the error is still an error; URL parameter keys stay.
+    expect(prodText).toContain('SIP busy calling +# ### ### ####')
+    expect(prodText).toContain('dial +# ### ### #### failed')
+    expect(prodText).toContain("The caller's number is +# ### ### ####")
+    expect(prodText).toContain('lang')
   })
 
   it('stores quarantined misfits and other event kinds redacted too', () => {
@@ -199,16 +264,15 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     expect(body.data.from_number).toBe(hashPhone(quarantineFrom, hmacKey))
     expect(body.data.duration_seconds).toBe('ninety')
     expect(body.data).not.toHaveProperty('audio_url')
-    expect(String(quarantined!.headers!['va-pii-policy'])).toBe(
-      'phone=hmac,content=mask,audio_url=drop,tools=drop',
-    )
+    expect(String(quarantined!.headers!['va-pii-policy'])).toBe(prodPolicy)
     expect(JSON.parse(otherKind!.value!.toString()).data.from_number).toBe(hashPhone(otherFrom, hmacKey))
   })
 
   it('refuses (400) a body nested too deeply to serialise again, rather than storing it unredacted', async () => {
     const depth = 200_000
-    const deep = `{"event":"ConversationComplete","data":{"session_id":"${randomUUID()}","from_number":"${prodFrom}","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`
-    const response = await postJson(ingress.webhookUrl(testSecrets.prod), deep)
+    const deep = `{"event":"ConversationComplete","data":{"session_id":"${randomUUID()}","from_number":"${stagingFrom}","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`
+    // Staging: prod drops unknown fields, and so this one, before anything is serialised again.
+    const response = await postJson(ingress.webhookUrl(testSecrets.staging), deep)
     expect(response.status).toBe(400)
     expect(((await response.json()) as { message: string }).message).toBe(
       'body is nested too deeply to redact its PII',
@@ -219,7 +283,7 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     const log = ingress.logs.join('')
     expect(log).toContain('quarantined')
     // The policies are logged at start (what each source removes), the key never.
-    expect(log).toContain('"prod":"phone=hmac,content=mask,audio_url=drop,tools=drop"')
+    expect(log).toContain(`"prod":"${prodPolicy}"`)
     expectNoOriginal('the ingress log', log)
     expect(log.includes(hmacKey)).toBe(false)
   })
@@ -239,6 +303,7 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     }
     expect(all).toContain(hashPhone(prodFrom, hmacKey))
     expect(all).toContain(prodEvent.data.session_id)
+    expect(all).toContain('SIP busy calling +# ### ### ####')
   })
 
   it('dead-letters only the redacted bytes', async () => {

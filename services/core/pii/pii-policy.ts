@@ -4,16 +4,26 @@
 export type PhoneMode = 'keep' | 'hmac' | 'drop'
 export type ContentMode = 'keep' | 'mask' | 'drop'
 export type KeepOrDrop = 'keep' | 'drop'
+export type KeepOrMask = 'keep' | 'mask'
 
 export interface PiiPolicy {
   /** data.from_number and data.to_number. */
   phone: PhoneMode
-  /** history[].content (the transcript). */
+  /** history[].content (the transcript) and history[].instructions (the agent's instructions): free text. */
   content: ContentMode
   /** data.audio_url (the recording). */
   audio_url: KeepOrDrop
   /** history[].tool_arguments_json and history[].tool_output. */
   tools: KeepOrDrop
+  /**
+   * data.error_message and data.room_metadata.error: masked like content, never dropped, so that
+   * "this call had an error" (failure rates, alerts) stays true.
+   */
+  errors: KeepOrMask
+  /** data.url_parameters (the web call's query parameters): each value masked, or the whole map dropped. */
+  url_parameters: ContentMode
+  /** Fields the event schema does not know, on any object (stored as extra_fields_json). */
+  unknown_fields: KeepOrDrop
 }
 
 export const keepEverything: PiiPolicy = Object.freeze({
@@ -21,6 +31,9 @@ export const keepEverything: PiiPolicy = Object.freeze({
   content: 'keep',
   audio_url: 'keep',
   tools: 'keep',
+  errors: 'keep',
+  url_parameters: 'keep',
+  unknown_fields: 'keep',
 })
 
 const modes: { [Field in keyof PiiPolicy]: readonly PiiPolicy[Field][] } = {
@@ -28,6 +41,9 @@ const modes: { [Field in keyof PiiPolicy]: readonly PiiPolicy[Field][] } = {
   content: ['keep', 'mask', 'drop'],
   audio_url: ['keep', 'drop'],
   tools: ['keep', 'drop'],
+  errors: ['keep', 'mask'],
+  url_parameters: ['keep', 'mask', 'drop'],
+  unknown_fields: ['keep', 'drop'],
 }
 const fields = Object.keys(modes) as (keyof PiiPolicy)[]
 
@@ -80,7 +96,7 @@ export function keepsEverything(policy: PiiPolicy): boolean {
   return fields.every((field) => policy[field] === 'keep')
 }
 
-/** The policy as the Kafka header va-pii-policy records it, e.g. phone=hmac,content=mask,audio_url=keep,tools=keep. */
+/** The policy as the Kafka header va-pii-policy records it, e.g. phone=hmac,content=mask,audio_url=keep,tools=keep,... (every field). */
 export function describePiiPolicy(policy: PiiPolicy): string {
   return fields.map((field) => `${field}=${policy[field]}`).join(',')
 }

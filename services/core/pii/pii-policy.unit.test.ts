@@ -17,14 +17,37 @@ describe('PII_POLICY parsing', () => {
     const policies = parsePiiPolicy(
       'prod:phone=hmac,content=mask ; staging:content=drop,audio_url=drop,tools=drop;dev-1:phone=drop',
     )
-    expect(policies.get('prod')).toEqual({ phone: 'hmac', content: 'mask', audio_url: 'keep', tools: 'keep' })
+    const rest = { errors: 'keep', url_parameters: 'keep', unknown_fields: 'keep' }
+    expect(policies.get('prod')).toEqual({
+      phone: 'hmac',
+      content: 'mask',
+      audio_url: 'keep',
+      tools: 'keep',
+      ...rest,
+    })
     expect(policies.get('staging')).toEqual({
       phone: 'keep',
       content: 'drop',
       audio_url: 'drop',
       tools: 'drop',
+      ...rest,
     })
     expect(policies.get('dev-1')).toEqual({ ...keepEverything, phone: 'drop' })
+  })
+
+  it('reads the knobs of the other free text, the URL parameters and unknown fields', () => {
+    expect(parsePiiPolicy('prod:errors=mask,url_parameters=drop,unknown_fields=drop').get('prod')).toEqual({
+      ...keepEverything,
+      errors: 'mask',
+      url_parameters: 'drop',
+      unknown_fields: 'drop',
+    })
+    expect(parsePiiPolicy('prod:url_parameters=mask').get('prod')?.url_parameters).toBe('mask')
+    // An error message is never dropped: a call with an error must still count as one.
+    expect(() => parsePiiPolicy('prod:errors=drop')).toThrow(/errors must be one of keep, mask/)
+    expect(() => parsePiiPolicy('prod:unknown_fields=mask')).toThrow(
+      /unknown_fields must be one of keep, drop/,
+    )
   })
 
   it('accepts a source with every field kept (explicitly or by an empty list)', () => {
@@ -57,7 +80,7 @@ describe('PII_POLICY parsing', () => {
 
   it('describes a policy for the va-pii-policy header, every field spelt out', () => {
     expect(describePiiPolicy(parsePiiPolicy('prod:content=mask,phone=hmac').get('prod')!)).toBe(
-      'phone=hmac,content=mask,audio_url=keep,tools=keep',
+      'phone=hmac,content=mask,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
     )
   })
 

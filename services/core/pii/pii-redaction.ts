@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto'
+import { eventShape, type ShapeType } from '../event/event-schema.ts'
 import type { PiiPolicy } from './pii-policy.ts'
 
 // Removes PII from a parsed webhook body as a source's policy says, before it is validated,
@@ -6,7 +7,8 @@ import type { PiiPolicy } from './pii-policy.ts'
 // input. It works on the JSON as the platform sent it (not the Avro record), so the same
 // function redacts conversations, quarantined misfits and other event kinds alike. A value
 // of an unexpected type (a number where a string belongs, an object...) under a mode other
-// than keep is dropped: it cannot be masked or hashed reliably.
+// than keep is dropped: it cannot be masked or hashed reliably. Which field falls under which
+// knob: pii-policy.ts.
 
 /** Digits of a phone number that only formatting separates hash alike, so joins survive formatting. */
 const phoneFormatting = /[\s().-]/g
@@ -42,11 +44,42 @@ function rewrite(
   else target[field] = next
 }
 
+/**
+ * A copy of `value` without the fields the event schema does not know, on every object it
+ * describes (the envelope, data, history items, their metrics, test_eval_result, room_metadata).
+ * A value of another shape than the schema's is left as it is: validation sends it to quarantine.
+ */
+export function withoutUnknownFields(value: unknown, shape: ShapeType = eventShape): unknown {
+  switch (shape.kind) {
+    case 'record': {
+      if (!isObject(value)) return value
+      const known: Record<string, unknown> = {}
+      for (const field of shape.fields)
+        if (Object.hasOwn(value, field.name))
+          known[field.name] = withoutUnknownFields(value[field.name], field.type)
+      return known
+    }
+    case 'array':
+      return Array.isArray(value) ? value.map((item) => withoutUnknownFields(item, shape.items)) : value
+    case 'map':
+      return isObject(value)
+        ? Object.fromEntries(
+            Object.entries(value).map(([key, item]) => [key, withoutUnknownFields(item, shape.values)]),
+          )
+        : value
+    default:
+      return value
+  }
+}
+
+const freeText: readonly string[] = ['content', 'instructions']
+
 function redactItem(item: unknown, policy: PiiPolicy): unknown {
   if (!isObject(item)) return item
   const copy = { ...item }
-  if (policy.content === 'drop') delete copy.content
-  else if (policy.content === 'mask') rewrite(copy, 'content', maskText)
+  for (const field of freeText)
+    if (policy.content === 'drop') delete copy[field]
+    else if (policy.content === 'mask') rewrite(copy, field, maskText)
   if (policy.tools === 'drop') {
     delete copy.tool_arguments_json
     delete copy.tool_output
@@ -56,8 +89,10 @@ function redactItem(item: unknown, policy: PiiPolicy): unknown {
 
 /** The body with the policy applied; call it only for a policy that removes something. */
 export function redactWebhookBody(body: unknown, policy: PiiPolicy, hmacKey: string | undefined): unknown {
-  if (!isObject(body) || !isObject(body.data)) return body
-  const data = { ...body.data }
+  // Unknown fields go first, anywhere: other event kinds keep only what the conversation schema names.
+  const known = policy.unknown_fields === 'drop' ? withoutUnknownFields(body) : body
+  if (!isObject(known) || !isObject(known.data)) return known
+  const data = { ...known.data }
   if (policy.phone === 'drop') {
     delete data.from_number
     delete data.to_number
@@ -68,10 +103,28 @@ export function redactWebhookBody(body: unknown, policy: PiiPolicy, hmacKey: str
     rewrite(data, 'to_number', hash)
   }
   if (policy.audio_url === 'drop') delete data.audio_url
+  if (policy.errors === 'mask') {
+    rewrite(data, 'error_message', maskText)
+    if (isObject(data.room_metadata)) {
+      data.room_metadata = { ...data.room_metadata }
+      rewrite(data.room_metadata as Record<string, unknown>, 'error', maskText)
+    }
+  }
+  if (policy.url_parameters === 'drop') delete data.url_parameters
+  else if (policy.url_parameters === 'mask' && data.url_parameters != null) {
+    // Keys name what a value is (phone, email): they stay; every value is masked.
+    if (isObject(data.url_parameters))
+      data.url_parameters = Object.fromEntries(
+        Object.entries(data.url_parameters).flatMap(([key, value]) =>
+          typeof value === 'string' ? [[key, maskText(value)]] : [],
+        ),
+      )
+    else delete data.url_parameters
+  }
   if ((policy.content !== 'keep' || policy.tools !== 'keep') && data.history !== undefined) {
     if (Array.isArray(data.history)) data.history = data.history.map((item) => redactItem(item, policy))
     // A history that is not an array is a misfit bound for quarantine: nothing in it can be trusted.
     else if (data.history !== null) delete data.history
   }
-  return { ...body, data }
+  return { ...known, data }
 }

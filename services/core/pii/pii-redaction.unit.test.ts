@@ -6,6 +6,16 @@ import { hashPhone, maskText, redactWebhookBody } from './pii-redaction.ts'
 
 const key = 'a-test-hmac-key-of-32-characters!'
 const policy = (changes: Partial<PiiPolicy>): PiiPolicy => ({ ...keepEverything, ...changes })
+/** Every knob at its strictest. */
+const strictest: PiiPolicy = {
+  phone: 'hmac',
+  content: 'mask',
+  audio_url: 'drop',
+  tools: 'drop',
+  errors: 'mask',
+  url_parameters: 'mask',
+  unknown_fields: 'drop',
+}
 
 function body() {
   return {
@@ -27,6 +37,28 @@ function body() {
       ],
     },
   }
+}
+
+/** A body with the other free-text fields and unknown fields on every record. */
+function wideBody() {
+  const wide = body() as ReturnType<typeof body> &
+    Record<string, unknown> & {
+      data: Record<string, unknown>
+    }
+  wide.surprise = 'envelope +1 415 555 0100'
+  Object.assign(wide.data, {
+    error_message: 'SIP 486 calling +1 415 555 0100',
+    room_metadata: { failed: true, error: 'dial +14155550199 failed', caller: 'Jane' },
+    url_parameters: { phone: '+14155550100', email: 'a@b.com', lang: 'en' },
+    test_eval_result: { success: false, reasons: ['no greeting'], judge_notes: 'a@b.com' },
+    customer_name: 'Jane Doe',
+  })
+  Object.assign(wide.data.history[0]!, {
+    instructions: 'The caller is Jane, +1 415 555 0100',
+    sentiment: 'Jane sounds upset',
+    metrics: { e2e_latency: 0.8, speaker: 'Jane' },
+  })
+  return wide
 }
 
 describe('masking transcript text', () => {
@@ -109,18 +141,72 @@ describe('redacting a webhook body per field and mode', () => {
     expect(out.data.history[0]).toEqual(body().data.history[0])
   })
 
+  it('content=mask and content=drop treat the agent instructions as the transcript', () => {
+    type Wide = ReturnType<typeof wideBody>
+    const masked = redactWebhookBody(wideBody(), policy({ content: 'mask' }), undefined) as Wide
+    expect(masked.data.history[0]).toMatchObject({ instructions: 'The caller is Jane, +# ### ### ####' })
+    const dropped = redactWebhookBody(wideBody(), policy({ content: 'drop' }), undefined) as Wide
+    expect(dropped.data.history[0]).not.toHaveProperty('instructions')
+    const kept = redactWebhookBody(wideBody(), policy({ tools: 'drop' }), undefined) as Wide
+    expect(kept.data.history[0]).toMatchObject({ instructions: 'The caller is Jane, +1 415 555 0100' })
+  })
+
+  it('errors=mask masks error_message and room_metadata.error, keeping them (an error stays an error)', () => {
+    const out = redactWebhookBody(wideBody(), policy({ errors: 'mask' }), undefined) as {
+      data: Record<string, unknown>
+    }
+    expect(out.data.error_message).toBe('SIP ### calling +# ### ### ####')
+    expect(out.data.room_metadata).toEqual({
+      failed: true,
+      error: 'dial +########### failed',
+      caller: 'Jane',
+    })
+    const kept = redactWebhookBody(wideBody(), policy({ phone: 'drop' }), undefined) as {
+      data: Record<string, unknown>
+    }
+    expect(kept.data.error_message).toBe(wideBody().data.error_message)
+    expect(kept.data.room_metadata).toEqual(wideBody().data.room_metadata)
+  })
+
+  it('url_parameters=mask masks every value and keeps the keys; drop removes the map; keep leaves it', () => {
+    const of = (mode: PiiPolicy['url_parameters']) =>
+      (
+        redactWebhookBody(wideBody(), policy({ url_parameters: mode }), undefined) as {
+          data: Record<string, unknown>
+        }
+      ).data
+    expect(of('mask').url_parameters).toEqual({ phone: '+###########', email: '[email]', lang: 'en' })
+    expect(of('drop')).not.toHaveProperty('url_parameters')
+    expect(of('drop')).toHaveProperty('error_message')
+    expect(of('keep').url_parameters).toEqual(wideBody().data.url_parameters)
+  })
+
+  it('unknown_fields=drop removes every field the schema does not know, on every record, and keeps the rest', () => {
+    const out = redactWebhookBody(wideBody(), policy({ unknown_fields: 'drop' }), undefined)
+    const expected = body() as Record<string, unknown> & ReturnType<typeof body>
+    Object.assign(expected.data, {
+      error_message: 'SIP 486 calling +1 415 555 0100',
+      room_metadata: { failed: true, error: 'dial +14155550199 failed' },
+      url_parameters: { phone: '+14155550100', email: 'a@b.com', lang: 'en' }, // a map: its keys are values
+      test_eval_result: { success: false, reasons: ['no greeting'] },
+    })
+    Object.assign(expected.data.history[0]!, {
+      instructions: 'The caller is Jane, +1 415 555 0100',
+      metrics: { e2e_latency: 0.8 },
+    })
+    expect(out).toEqual(expected)
+    expect(JSON.stringify(out)).not.toMatch(/Jane Doe|surprise|sentiment|speaker|judge_notes|"caller"/)
+    expect(redactWebhookBody(wideBody(), policy({ content: 'drop' }), undefined)).toHaveProperty('surprise')
+  })
+
   it('never changes its input', () => {
     const input = body()
-    redactWebhookBody(input, { phone: 'hmac', content: 'mask', audio_url: 'drop', tools: 'drop' }, key)
+    redactWebhookBody(input, strictest, key)
     expect(input).toEqual(body())
   })
 
   it('keeps a redacted conversation valid against the schema', () => {
-    const out = redactWebhookBody(
-      body(),
-      { phone: 'hmac', content: 'mask', audio_url: 'drop', tools: 'drop' },
-      key,
-    )
+    const out = redactWebhookBody(wideBody(), strictest, key)
     expect(validateConversationComplete(out)).toEqual([])
   })
 

@@ -24,7 +24,9 @@ describe('PII settings against the webhook sources', () => {
     const redaction = piiRedactions({ PII_POLICY: 'staging:content=drop' }, ['prod', 'staging'])
     expect(redaction('prod')).toBeUndefined()
     const staging = redaction('staging')!
-    expect(staging.header).toBe('phone=keep,content=drop,audio_url=keep,tools=keep')
+    expect(staging.header).toBe(
+      'phone=keep,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
+    )
     expect(staging.redact({ event: 'x', data: { history: [{ content: 'hi' }] } })).toEqual({
       event: 'x',
       data: { history: [{}] },
@@ -55,6 +57,8 @@ describe('PII settings against the webhook sources', () => {
     expect(message).not.toContain(short)
     expect(
       piiRedactions({ PII_POLICY: 'prod:phone=hmac', PII_HMAC_KEY: key }, ['prod'])('prod')?.header,
-    ).toBe('phone=hmac,content=keep,audio_url=keep,tools=keep')
+    ).toBe(
+      'phone=hmac,content=keep,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
+    )
   })
 })
