@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { loadConfig } from '../services/core/env.ts'
+import { piiRedactions } from '../services/core/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
 
@@ -28,7 +29,8 @@ interface Compose {
   volumes?: Record<string, unknown>
 }
 
-const compose = parse(read('docker-compose.yml')) as Compose
+// merge: compose honours YAML merge keys (<<: *anchor).
+const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose
 const services = Object.entries(compose.services)
 
 /** The value `docker compose` uses when the shell and .env leave `${NAME:-default}` unset. */
@@ -158,8 +160,8 @@ const defaultsFitContainers = new Set([
   'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
   'CLICKHOUSE_ROLLUP_TTL_DAYS',
   'DEV_SQL_PORT', // npm run dev only
-  'PII_POLICY', // keep everything unless the operator says otherwise
-  'PII_HMAC_KEY', // needed only with a PII_POLICY that hashes
+  'PII_POLICY', // the ingress only: checked by its own test below
+  'PII_HMAC_KEY',
 ])
 
 describe('docker-compose.yml', () => {
@@ -257,6 +259,19 @@ describe('docker-compose.yml', () => {
       expect(() => parseWebhookSecrets(config.WEBHOOK_SECRETS), `${name}: WEBHOOK_SECRETS`).not.toThrow()
       expect(parseWebhookSecrets(config.WEBHOOK_SECRETS).length).toBeGreaterThan(0)
     }
+  })
+
+  it("passes PII_POLICY and PII_HMAC_KEY from the operator's environment to the ingress, keeping everything when unset", () => {
+    const raw = compose.services.ingress!.environment as Record<string, Scalar>
+    expect(raw.PII_POLICY).toBe(`\${PII_POLICY:-}`)
+    expect(raw.PII_HMAC_KEY).toBe(`\${PII_HMAC_KEY:-}`)
+    const config = loadConfig(environmentOf(compose.services.ingress!))
+    const sources = parseWebhookSecrets(config.WEBHOOK_SECRETS).map((secret) => secret.source)
+    const redaction = piiRedactions(config, sources)
+    for (const source of sources) expect(redaction(source), `${source} keeps everything`).toBeUndefined()
+    // The key goes where it is used, nowhere else.
+    for (const [name, service] of services)
+      if (name !== 'ingress') expect(Object.keys(environmentOf(service)), name).not.toContain('PII_HMAC_KEY')
   })
 
   it('points the services at the compose servers, with matching ports and healthchecks', () => {
