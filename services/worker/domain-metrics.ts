@@ -42,7 +42,7 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
   const latency = (column: LatencyColumn) =>
     new Histogram({
       name: latencyMetrics[column],
-      help: `${column} of agent turns (seconds), by agent, for latency SLOs`,
+      help: `${column} of agent turns without metric flags (seconds), by agent, for latency SLOs`,
       labelNames: ['agent'] as const,
       buckets: latencyBuckets,
       registers: [registry],
@@ -86,14 +86,14 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
     // percentile alerts; only turns of campaign calls and of calls with a telecom provider.
     campaignLatency: new Histogram({
       name: 'voice_campaign_e2e_latency_seconds',
-      help: 'e2e_latency of agent turns in outbound campaign calls (seconds), by campaign name',
+      help: 'e2e_latency of agent turns without metric flags in outbound campaign calls (seconds), by campaign name',
       labelNames: ['campaign'] as const,
       buckets: latencyBuckets,
       registers: [registry],
     }),
     telecomLatency: new Histogram({
       name: 'voice_telecom_e2e_latency_seconds',
-      help: 'e2e_latency of agent turns in phone calls (seconds), by telecom provider',
+      help: 'e2e_latency of agent turns without metric flags in phone calls (seconds), by telecom provider',
       labelNames: ['telecom_provider'] as const,
       buckets: latencyBuckets,
       registers: [registry],
