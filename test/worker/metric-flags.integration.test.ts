@@ -26,7 +26,9 @@ import {
 // real Kafka, the real registry and the worker into embedded ClickHouse. Every value is stored as
 // it came, each item's flags land in metric_flags, each conversation's count in
 // flagged_item_count, and voice_metric_flags_total counts each flagged item once, although one
-// flagged conversation is delivered twice.
+// flagged conversation is delivered twice. The latency rollup holds every value in its all-values
+// states and only unflagged ones in its unflagged states (migration 0006); the latency histograms
+// observe only unflagged ones.
 describe('worker: metric flags reach the columns and the counters', () => {
   const data = tempDataDir('metric-flags')
   let kafka: Kafka
@@ -128,5 +130,31 @@ describe('worker: metric flags reach the columns and the counters', () => {
         expected.get(flag) ?? 0,
       )
     expect(await metricSum(worker.metricsUrl!, 'voice_metric_flags_total{')).toBe(total)
+  })
+
+  it('feeds the rollup every value, its unflagged states and the latency histograms only the unflagged ones', async () => {
+    const events = [...flagged, { event: clean, flags: new Map() }]
+    const count = (flaggedToo: boolean) =>
+      events.reduce(
+        (sum, { event, flags }) =>
+          sum +
+          event.data.history!.filter(
+            (item, index) =>
+              typeof item.metrics?.e2e_latency === 'number' && (flaggedToo || !flags.has(index)),
+          ).length,
+        0,
+      )
+    expect(count(true)).toBeGreaterThan(count(false)) // flagged values to leave out
+    const [rollup] = await queryRows<{ all: number; unflagged: number }>(
+      clickhouse,
+      `SELECT sum(e2e_latency_count) AS all, sum(e2e_latency_unflagged_count) AS unflagged
+       FROM ${database}.agent_latency_minute FINAL`,
+    )
+    expect(Number(rollup!.all)).toBe(count(true))
+    expect(Number(rollup!.unflagged)).toBe(count(false))
+    // Observed once the offsets are committed: poll until the count is reached, then compare.
+    const observed = () => metricSum(worker.metricsUrl!, 'voice_e2e_latency_seconds_count{')
+    await waitFor(observed, (n) => n >= count(false), 60_000, 'voice_e2e_latency_seconds_count')
+    expect(await observed()).toBe(count(false))
   })
 })
