@@ -6,7 +6,7 @@ import { toAvroRecord } from '../core/event/event-record.ts'
 import type { ShapeType } from '../core/event/event-schema.ts'
 import { eventShape } from '../core/event/event-schema.ts'
 import { generateConversations } from '../synthetic/conversation-generator.ts'
-import { conversationRows, type Delivery } from './conversation-rows.ts'
+import { conversationRows, type Delivery, latencyMetrics } from './conversation-rows.ts'
 import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
 import { TransformError } from './transform-error.ts'
 
@@ -285,13 +285,7 @@ describe('conversationRows', () => {
   it('feeds the rollup the values of unflagged items apart, and every value among all', () => {
     const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'rollup')
     const rows = rowsOf(event)
-    const latencyNames = [
-      'e2e_latency',
-      'llm_node_ttft',
-      'tts_node_ttfb',
-      'transcription_delay',
-      'end_of_turn_delay',
-    ] as const
+    const latencyNames = latencyMetrics
     let left = 0
     for (const name of latencyNames) {
       const values = (flagged: boolean | undefined) =>
