@@ -1,22 +1,24 @@
-import type { AvroRecord } from '../core/event/event-record.ts'
-import type { EachBatchPayload, KafkaMessage, Producer } from '../core/kafka.ts'
+import type { EachBatchPayload, Producer } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
 import type { BackoffSettings } from './backoff.ts'
-import { messageRows } from './batch-rows.ts'
-import type { BatchWriter } from './batch-writer.ts'
-import { CommitTracker } from './commit-tracker.ts'
-import type { Poison } from './dead-letter.ts'
-import { publishDeadLetters } from './dead-letter-publish.ts'
+import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
+import type { BatchWriter, Rejected } from './batch-writer.ts'
+import { type BatchTicket, CommitTracker } from './commit-tracker.ts'
+import { isTooLarge, publishDeadLetters } from './dead-letter-publish.ts'
 import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
 import { messagesDigest } from './insert-token.ts'
+import type { Decoded, Poisoned, Stored, Transformed } from './message-outcome.ts'
 import type { Dependency, ProgressWatch } from './progress-watch.ts'
 import { retryUntil, WorkerStoppingError } from './retry-until.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
 
-// One partition batch, start to commit: decode (registry) -> rows (the transform) -> ClickHouse
-// (the batch writer, which retries until acknowledged) -> poison to the DLQ -> commit the offset
-// after the last message. Nothing is committed before ClickHouse and the DLQ acknowledged, so a
-// crash anywhere means the batch is read again, and the deduplication makes that harmless.
+// One partition batch, start to commit, as explicit steps over one outcome per message
+// (message-outcome.ts; the pure part of each step is in batch-steps.ts, the I/O here):
+//   decode (registry) -> rows (the transform) -> write (the batch writer, which retries until
+//   ClickHouse acknowledged) -> dead-letter (poison to the DLQ) -> commit the offset after the last
+//   message.
+// Nothing is committed before ClickHouse and the DLQ acknowledged, so a crash anywhere means the
+// batch is read again, and the deduplication makes that harmless.
 export interface BatchProcessorDeps {
   decoder: DecodeDeps
   /** Told of batches, commits and failing dependencies: what /healthz and worker_stalled read. */
@@ -42,48 +44,106 @@ export interface BatchProcessorDeps {
   maxPendingBatches: number
 }
 
+/** How the batch waits for one dependency (not ClickHouse: the batch writer retries that itself). */
+interface RetryPolicy {
+  dependency: Exclude<Dependency, 'clickhouse'>
+  /** Errors no retry can help: back to the step at once. */
+  giveUp: (error: unknown) => boolean
+  /** Told when the dependency starts (true) or stops (false) failing, beside /healthz. */
+  onFailingChange?: (failing: boolean) => void
+}
+
 export function createBatchProcessor(deps: BatchProcessorDeps) {
   const { metrics, logger, progress } = deps
-  const failing = new Set<Dependency>()
-  const setFailing = (name: Dependency, now: boolean) => {
-    if (failing.has(name) === now) return
-    if (now) failing.add(name)
-    else failing.delete(name)
-    progress.dependencyFailing(name, now)
-    if (name === 'schema_registry') metrics.schemaRegistryFailing.set(now ? 1 : 0)
-    if (!now) logger.info({ dependency: name }, `${name} answers again: resuming`)
+
+  /** Retries an operation on one dependency until it answers; its partition waits meanwhile. */
+  function retrying(policy: RetryPolicy) {
+    const { dependency } = policy
+    let failing = false
+    const setFailing = (now: boolean) => {
+      if (failing === now) return
+      failing = now
+      progress.dependencyFailing(dependency, now)
+      policy.onFailingChange?.(now)
+      if (!now) logger.info({ dependency }, `${dependency} answers again: resuming`)
+    }
+    return async <T>(
+      operation: () => Promise<T>,
+      keepAlive: () => Promise<void>,
+      giveUp: (error: unknown) => boolean = policy.giveUp,
+    ): Promise<T> => {
+      const result = await retryUntil(operation, {
+        signal: deps.signal,
+        backoff: deps.backoff,
+        keepAlive,
+        giveUp,
+        onFailure: (error, attempt, delayMs) => {
+          metrics.retries.inc({ operation: dependency })
+          setFailing(true)
+          logger.warn(
+            { attempt, retryInMs: delayMs, error: (error as Error).message },
+            `${dependency} failed: retrying, its partition waits and nothing is committed`,
+          )
+        },
+      })
+      setFailing(false)
+      return result
+    }
   }
-  const retry = async <T>(
-    operation: () => Promise<T>,
-    name: Exclude<Dependency, 'clickhouse'>,
-    keepAlive: () => Promise<void>,
-    giveUp: (error: unknown) => boolean = (error) =>
-      name === 'schema_registry' && !(error instanceof DependencyError),
-  ): Promise<T> => {
-    const result = await retryUntil(operation, {
-      signal: deps.signal,
-      backoff: deps.backoff,
-      keepAlive,
-      giveUp,
-      onFailure: (error, attempt, delayMs) => {
-        metrics.retries.inc({ operation: name })
-        setFailing(name, true)
-        logger.warn(
-          { attempt, retryInMs: delayMs, error: (error as Error).message },
-          `${name} failed: retrying, its partition waits and nothing is committed`,
-        )
-      },
-    })
-    setFailing(name, false)
-    return result
+  const registry = retrying({
+    dependency: 'schema_registry',
+    // A DependencyError is the registry not answering; anything else decodeMessage throws is a bug.
+    giveUp: (error) => !(error instanceof DependencyError),
+    onFailingChange: (failing) => metrics.schemaRegistryFailing.set(failing ? 1 : 0),
+  })
+  const deadLetterTopic = retrying({ dependency: 'dead_letter_publish', giveUp: isTooLarge })
+
+  // Step 1, decode: one message after the other; a registry that does not answer is waited for.
+  async function decode(payload: EachBatchPayload): Promise<Array<Decoded | Poisoned>> {
+    const { batch, heartbeat } = payload
+    const outcomes: Array<Decoded | Poisoned> = []
+    for (const message of received(batch.topic, batch.partition, batch.messages))
+      outcomes.push(await registry(() => decodeMessage(deps.decoder, message), heartbeat))
+    return outcomes
   }
 
-  async function sendDeadLetters(poison: Poison[], keepAlive: () => Promise<void>): Promise<void> {
+  // Step 3, write: hands the rows over to the batch writer and returns at once; the promise
+  // resolves with the outcomes once ClickHouse acknowledged (or refused some messages' data).
+  function write(
+    outcomes: Array<Transformed | Poisoned>,
+    range: { firstOffset: string; lastOffset: string },
+    payload: EachBatchPayload,
+  ): Promise<Array<Stored | Poisoned>> {
+    const { topic, partition } = payload.batch
+    const entries = toWrite(outcomes)
+    const digest = messagesDigest(entries.map((entry) => entry.message))
+    const acknowledged: Promise<Rejected[]> =
+      entries.length > 0
+        ? deps.writer.write({ topic, partition, ...range, digest }, entries, payload.heartbeat)
+        : Promise.resolve([])
+    const stored = acknowledged.then((rejected) => written(outcomes, rejected))
+    stored.catch(() => {}) // observed by the commit chain, in order
+    return stored
+  }
+
+  function observeEventAge(outcomes: ReadonlyArray<Stored | Poisoned>): void {
+    const now = Date.now()
+    for (const outcome of outcomes) {
+      if (outcome.kind !== 'stored') continue
+      const receivedAt = outcome.entry.rows.conversations[0]?.received_at
+      if (typeof receivedAt === 'number') metrics.eventAge.observe((now - receivedAt) / 1000)
+    }
+  }
+
+  // Step 4, dead-letter: the batch's poison to the DLQ, acknowledged, before the commit.
+  async function deadLetter(outcomes: ReadonlyArray<Stored | Poisoned>, keepAlive: () => Promise<void>) {
+    const poison = deadLetters(outcomes)
+    if (poison.length === 0) return
     await publishDeadLetters(poison, new Date(), {
       send: async (records) => {
         await deps.producer.send({ topic: deps.deadLetterTopic, acks: -1, messages: records })
       },
-      retry: (operation, giveUp) => retry(operation, 'dead_letter_publish', keepAlive, giveUp),
+      retry: (operation, giveUp) => deadLetterTopic(operation, keepAlive, giveUp),
       maxMessageBytes: deps.deadLetterMaxBytes,
       onOversized: (item, stored, error) => {
         metrics.deadLetterOversized.inc({ stored })
@@ -130,68 +190,68 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     }
   }
 
+  // Step 5, commit: the batch is stored and dead-lettered; commit what the tracker allows.
+  async function commit(
+    ticket: BatchTicket,
+    outcomes: ReadonlyArray<Stored | Poisoned>,
+    payload: EachBatchPayload,
+    started: number,
+  ): Promise<void> {
+    const { topic, partition, highWatermark } = payload.batch
+    const decision = tracker.done(ticket)
+    switch (decision.action) {
+      case 'seek':
+        return // done() never seeks; failed() does
+      case 'none':
+        // Dropped or stale: the partition is read again from an older offset; this batch counts nothing.
+        if (decision.why !== 'waiting_for_older') return
+        break // an older batch of the partition commits it
+      case 'commit':
+        try {
+          await deps.commit(topic, partition, decision.offset)
+        } catch (error) {
+          const rewind = tracker.rewind(ticket.key, decision.from)
+          if (rewind.action === 'seek') seekBack(topic, partition, rewind.offset, error)
+          return
+        }
+        deps.committed(topic, partition, decision.offset)
+        metrics.lastCommit.set(Date.now() / 1000)
+        progress.committed()
+        metrics.consumerLag.set(
+          { topic, partition: String(partition) },
+          Math.max(0, Number(BigInt(highWatermark) - BigInt(decision.offset))),
+        )
+    }
+    const counts = outcomeCounts(outcomes)
+    metrics.messagesConsumed.inc({ outcome: 'dead_lettered' }, counts.deadLettered)
+    metrics.messagesConsumed.inc({ outcome: 'inserted' }, counts.stored)
+    metrics.batchDuration.observe((performance.now() - started) / 1000)
+  }
+
   async function eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, heartbeat } = payload
     if (batch.isEmpty()) return
     const started = performance.now()
     const { topic, partition } = batch
     const key = `${topic}/${partition}`
-    const firstOffset = batch.firstOffset()!
-    const lastOffset = batch.lastOffset()
+    const range = { firstOffset: batch.firstOffset()!, lastOffset: batch.lastOffset() }
     metrics.batchesInFlight.inc()
     progress.batchStarted()
     let handedOver = false
     try {
-      const decoded: Array<{ message: KafkaMessage; record: AvroRecord }> = []
-      const poison: Poison[] = []
-      for (const message of batch.messages) {
-        const result = await retry(() => decodeMessage(deps.decoder, message), 'schema_registry', heartbeat)
-        if (result.ok) decoded.push({ message, record: result.record })
-        else poison.push({ message, topic, partition, reason: result.reason, error: result.error })
-      }
-      const rows = messageRows(topic, partition, decoded)
-      poison.push(...rows.poison)
+      const decoded = await decode(payload) // step 1
+      const withRows = transformed(decoded) // step 2
       while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
-      const digest = messagesDigest(rows.entries.map((entry) => entry.message))
-      const range = { topic, partition, firstOffset, lastOffset, digest }
-      const written =
-        rows.entries.length > 0 ? deps.writer.write(range, rows.entries, heartbeat) : Promise.resolve([])
-      written.catch(() => {}) // observed below, in order
+      const stored = write(withRows, range, payload) // step 3, in the background
 
-      const ticket = tracker.handedOver(key, firstOffset, lastOffset)
+      const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)
       const previous = chains.get(key) ?? Promise.resolve()
       const done: Promise<void> = previous
         .then(async () => {
-          const rejected = await written
-          for (const { entry, error } of rejected)
-            poison.push({ message: entry.message, topic, partition, reason: 'rejected_by_clickhouse', error })
-          const now = Date.now()
-          for (const entry of rows.entries) {
-            const receivedAt = entry.rows.conversations[0]?.received_at
-            if (typeof receivedAt === 'number') metrics.eventAge.observe((now - receivedAt) / 1000)
-          }
-          if (poison.length > 0) await sendDeadLetters(poison, heartbeat)
-          const decision = tracker.done(ticket)
-          if (decision.action === 'none' && decision.why !== 'waiting_for_older') return // read again
-          if (decision.action === 'commit') {
-            try {
-              await deps.commit(topic, partition, decision.offset)
-            } catch (error) {
-              const rewind = tracker.rewind(key, decision.from)
-              if (rewind.action === 'seek') seekBack(topic, partition, rewind.offset, error)
-              return
-            }
-            deps.committed(topic, partition, decision.offset)
-            metrics.lastCommit.set(Date.now() / 1000)
-            progress.committed()
-            metrics.consumerLag.set(
-              { topic, partition: String(partition) },
-              Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(decision.offset))),
-            )
-          }
-          metrics.messagesConsumed.inc({ outcome: 'dead_lettered' }, poison.length)
-          metrics.messagesConsumed.inc({ outcome: 'inserted' }, batch.messages.length - poison.length)
-          metrics.batchDuration.observe((performance.now() - started) / 1000)
+          const outcomes = await stored
+          observeEventAge(outcomes)
+          await deadLetter(outcomes, heartbeat) // step 4
+          await commit(ticket, outcomes, payload, started) // step 5
         })
         .catch((error) => {
           const decision = tracker.failed(ticket)
@@ -205,7 +265,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       chains.set(key, done)
       pending.add(done)
       handedOver = true
-      payload.resolveOffset(lastOffset)
+      payload.resolveOffset(range.lastOffset)
     } catch (error) {
       // Stopping mid-batch: commit nothing; the next owner of the partition reads it again.
       if (error instanceof WorkerStoppingError) return

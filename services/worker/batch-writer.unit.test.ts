@@ -274,4 +274,67 @@ describe('BatchWriter: failures', () => {
     expect(first.rejected).toEqual([{ entry: bad, error: 'Cannot parse input' }])
     expect(second.rejected).toEqual([])
   })
+
+  it('writes a refused one-partition write message by message at once (no partition split to try)', async () => {
+    // Every message of one month: splitting by partition cannot help, so the writer goes per message.
+    const tooLarge = clickHouseError(396, 'Limit for result exceeded')
+    const clickHouse = fakeClickHouse((ids) => (ids.length > 1 ? tooLarge : undefined))
+    const { write } = writer(clickHouse.insert, { maxBatchAgeMs: 10 })
+    const result = write([entry('a'), entry('b'), entry('c')])
+    await vi.advanceTimersByTimeAsync(10)
+    expect(clickHouse.calls.map((call) => call.ids)).toEqual([['a', 'b', 'c'], ['a'], ['b'], ['c']])
+    expect(result.rejected).toEqual([])
+  })
+
+  it('hands back for the DLQ a message refused for its shape even alone, with the error; the others are stored', async () => {
+    const clickHouse = fakeClickHouse((ids) =>
+      ids.includes('huge') ? clickHouseError(252, 'Too many partitions for single INSERT block') : undefined,
+    )
+    const { write } = writer(clickHouse.insert, { maxBatchAgeMs: 10 })
+    const huge = entry('huge')
+    const result = write([entry('a'), huge, entry('b')])
+    await vi.advanceTimersByTimeAsync(10)
+    expect(clickHouse.calls.map((call) => call.ids)).toEqual([['a', 'huge', 'b'], ['a'], ['huge'], ['b']])
+    expect(result.rejected).toEqual([{ entry: huge, error: 'Too many partitions for single INSERT block' }])
+  })
+
+  it('retries a transient failure of a smaller write with its own token, and hands back nothing for it', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(1) // backoff: 100 ms
+    let smallFailures = 0
+    const clickHouse = fakeClickHouse((ids) => {
+      if (ids.includes('bad')) return clickHouseError(27, 'Cannot parse input')
+      // The first time `b` is written alone, ClickHouse is away for a moment.
+      if (ids.length === 1 && ids[0] === 'b' && smallFailures++ === 0) return new Error('connection reset')
+      return undefined
+    })
+    const { write, failing } = writer(clickHouse.insert, { maxBatchAgeMs: 10 })
+    const bad = entry('bad')
+    const result = write([entry('a'), bad, entry('b')])
+    await vi.advanceTimersByTimeAsync(10)
+    expect(result.settled).toBe(false) // `b` waits for its retry
+    await vi.advanceTimersByTimeAsync(100)
+    const calls = clickHouse.calls.map((call) => call.ids)
+    expect(calls).toEqual([['a', 'bad', 'b'], ['a'], ['bad'], ['b'], ['b']])
+    const tokensOfB = clickHouse.calls.filter((call) => call.ids[0] === 'b').map((call) => call.token)
+    expect(new Set(tokensOfB).size).toBe(1)
+    expect(failing).toEqual([true, false])
+    expect(result.rejected).toEqual([{ entry: bad, error: 'Cannot parse input' }])
+  })
+
+  it('counts the rows ClickHouse acknowledged per table, and each split by its reason', async () => {
+    const registry = new Registry()
+    const metrics = createWorkerMetrics(registry)
+    const clickHouse = fakeClickHouse((ids) => (ids.includes('bad') ? clickHouseError(27) : undefined))
+    const { write } = writer(clickHouse.insert, { maxBatchAgeMs: 10, metrics })
+    write([entry('a'), entry('bad'), entry('b')])
+    await vi.advanceTimersByTimeAsync(10)
+    const value = async (name: string, labels: Record<string, string>) =>
+      (await registry.getSingleMetric(name)!.get()).values.find((sample) =>
+        Object.entries(labels).every(([key, label]) => sample.labels[key] === label),
+      )?.value
+    // Stored alone: a and b (one conversation row each); the whole write and `bad` were refused.
+    expect(await value('worker_rows_inserted_total', { table: 'conversations' })).toBe(2)
+    expect(await value('worker_clickhouse_write_splits_total', { reason: 'data' })).toBe(1)
+    expect(await value('worker_clickhouse_write_splits_total', { reason: 'shape' })).toBeUndefined()
+  })
 })

@@ -1,6 +1,6 @@
 import type { AvroRecord } from '../core/event/event-record.ts'
-import type { KafkaMessage } from '../core/kafka.ts'
 import type { PoisonReason } from './dead-letter.ts'
+import type { Decoded, Poisoned, Received } from './message-outcome.ts'
 
 // Kafka message -> Avro record through the schema registry (schemas cached by id; an unknown id
 // is fetched once per message that names it). Poison is only what can never decode: no value, no
@@ -8,9 +8,7 @@ import type { PoisonReason } from './dead-letter.ts'
 // registry proven sound (it holds the event's subject) does not know. A registry that cannot
 // answer — down, 5xx, or a 404 while it does not hold the event's subject either (a wrong path,
 // a gateway's 404, an empty registry) — is a DependencyError: the batch waits, nothing is committed.
-export type DecodeResult =
-  | { ok: true; record: AvroRecord }
-  | { ok: false; reason: PoisonReason; error: string }
+// The decode step of a batch: its outcome is the message decoded, or poison (message-outcome.ts).
 
 export class DependencyError extends Error {
   override name = 'DependencyError'
@@ -44,17 +42,25 @@ export interface DecodeDeps {
   registryHoldsSubject: () => Promise<boolean>
 }
 
-export async function decodeMessage(deps: DecodeDeps, message: KafkaMessage): Promise<DecodeResult> {
-  if (!message.value || message.value.length === 0)
-    return { ok: false, reason: 'empty_value', error: 'the message has no value' }
+export async function decodeMessage(deps: DecodeDeps, received: Received): Promise<Decoded | Poisoned> {
+  const { topic, partition, message } = received
+  const poison = (reason: PoisonReason, error: string): Poisoned => ({
+    kind: 'poison',
+    topic,
+    partition,
+    message,
+    reason,
+    error,
+  })
+  if (!message.value || message.value.length === 0) return poison('empty_value', 'the message has no value')
   try {
-    return { ok: true, record: await deps.decode(message.value) }
+    return { kind: 'decoded', topic, partition, message, record: await deps.decode(message.value) }
   } catch (error) {
     const classified = classifyDecodeError(error)
     const text = (error as Error).message
     if (classified === 'dependency')
       throw new DependencyError(`schema registry unavailable: ${text}`, { cause: error })
-    if (classified !== 'schema_not_found') return { ok: false, ...classified }
+    if (classified !== 'schema_not_found') return poison(classified.reason, classified.error)
     let holdsSubject: boolean
     try {
       holdsSubject = await deps.registryHoldsSubject()
@@ -70,6 +76,6 @@ export async function decodeMessage(deps: DecodeDeps, message: KafkaMessage): Pr
           'SCHEMA_REGISTRY_URL path (Apicurio: …/apis/ccompat/v7), a gateway, or an empty registry',
         { cause: error },
       )
-    return { ok: false, reason: 'unknown_schema', error: text }
+    return poison('unknown_schema', text)
   }
 }

@@ -11,7 +11,11 @@ const unavailable = Object.assign(new Error('Schema Registry - Error, status 503
   name: 'ResponseError',
   status: 503,
 })
-const message = (value: Buffer | null) => ({ value, offset: '7' }) as KafkaMessage
+const message = (value: Buffer | null) => ({
+  topic: 't',
+  partition: 3,
+  message: { value, offset: '7' } as KafkaMessage,
+})
 const failingWith = (error: unknown) => async () => {
   throw error
 }
@@ -43,7 +47,7 @@ describe('decodeMessage', () => {
       { decode: failingWith(notFound), registryHoldsSubject: holds },
       message(Buffer.from([0, 0, 0, 0, 9])),
     )
-    expect(result).toMatchObject({ ok: false, reason: 'unknown_schema' })
+    expect(result).toMatchObject({ kind: 'poison', reason: 'unknown_schema', topic: 't', partition: 3 })
   })
 
   it('a 404 from a registry without the subject (wrong path, gateway, empty): wait, not poison', async () => {
@@ -74,7 +78,7 @@ describe('decodeMessage', () => {
     expect(
       await decodeMessage({ decode: failingWith(notFound), registryHoldsSubject: holds }, message(null)),
     ).toMatchObject({
-      ok: false,
+      kind: 'poison',
       reason: 'empty_value',
     })
     expect(
@@ -82,16 +86,14 @@ describe('decodeMessage', () => {
         { decode: failingWith(new Error('truncated buffer')), registryHoldsSubject: empty },
         message(Buffer.from([0, 0, 0, 0, 1, 2])),
       ),
-    ).toMatchObject({ ok: false, reason: 'undecodable' })
+    ).toMatchObject({ kind: 'poison', reason: 'undecodable', error: 'truncated buffer' })
   })
 
   it('a record that decodes', async () => {
     const record = { session_id: 's' }
+    const received = message(Buffer.from([0]))
     expect(
-      await decodeMessage(
-        { decode: async () => record as never, registryHoldsSubject: empty },
-        message(Buffer.from([0])),
-      ),
-    ).toEqual({ ok: true, record })
+      await decodeMessage({ decode: async () => record as never, registryHoldsSubject: empty }, received),
+    ).toEqual({ kind: 'decoded', ...received, record })
   })
 })

@@ -4,25 +4,20 @@ import type { EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
 import {
   committedTotal,
-  connectedProducer,
   database,
   domainTotals,
-  embeddedClickHouse,
   expectExactCounts,
   expectedDomainTotals,
   metricValue,
   produceEvents,
   type Sent,
+  startWorkerFixture,
   storedConversations,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // Embedded mode: ClickHouse "goes away" for the worker by detaching the tables it writes (real
@@ -30,7 +25,7 @@ import {
 // and after the tables return it resumes by itself and loses nothing. Stalled longer than
 // WORKER_STALL_SECONDS, its /healthz answers 503 with the reason.
 describe('ClickHouse unavailable for a while', () => {
-  const data = tempDataDir('worker-outage')
+  let fixture: WorkerFixture
   let kafka: Kafka
   let producer: Producer
   let codec: EventCodec
@@ -42,28 +37,16 @@ describe('ClickHouse unavailable for a while', () => {
   const sent: Sent[] = []
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-outage', 2)
-    groupId = `va-test-worker-outage-${topic}`
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
-    worker = await startWorker(
-      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, WORKER_STALL_SECONDS: '1' }),
-      testLogger(),
-      {
-        clickhouse,
-        registry,
-        backoff: { baseMs: 100, maxMs: 800 },
-      },
+    fixture = await startWorkerFixture('worker-outage', 2)
+    ;({ kafka, producer, codec, clickhouse, topic, groupId } = fixture)
+    worker = await fixture.startWorker(
+      { WORKER_STALL_SECONDS: '1' },
+      { registry, backoff: { baseMs: 100, maxMs: 800 } },
     )
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('retries while the tables are gone, commits nothing, and loses nothing once they are back', async () => {

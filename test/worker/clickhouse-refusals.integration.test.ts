@@ -1,27 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import type { Kafka } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
+import { readTopic } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
-  connectedProducer,
   database,
-  embeddedClickHouse,
   expectExactCounts,
   expectedRows,
   metricValue,
   produceEvents,
   queryRows,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
   topicMessageCount,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // ClickHouse refusing a write, for each class of clickhouse-errors.ts that is not transient
@@ -32,29 +27,20 @@ import {
 // - data: a message ClickHouse refuses (a CHECK constraint of this test's table) goes to the DLQ,
 //   its neighbours in the same write are stored.
 describe('a write ClickHouse refuses for its shape', () => {
-  const data = tempDataDir('worker-shape')
+  let fixture: WorkerFixture
   let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
   let groupId: string
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-shape', 1)
-    groupId = `va-test-worker-shape-${topic}`
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-shape', 1)
+    ;({ kafka, clickhouse, topic, groupId } = fixture)
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('splits a backfill over 150 months by partition: every row stored, nothing dead-lettered', async () => {
@@ -67,11 +53,8 @@ describe('a write ClickHouse refuses for its shape', () => {
       from: '2012-01-15T00:00:00Z',
       spanHours: 150 * 730,
     })
-    const sent = await produceEvents(producer, codec, topic, events)
-    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
-      clickhouse,
-      backoff: { baseMs: 100, maxMs: 800 },
-    })
+    const sent = await produceEvents(fixture.producer, fixture.codec, topic, events)
+    worker = await fixture.startWorker({}, { backoff: { baseMs: 100, maxMs: 800 } })
     await waitFor(
       () => committedTotal(kafka, groupId, topic),
       (n) => n === events.length,
@@ -95,22 +78,16 @@ describe('a write ClickHouse refuses for its shape', () => {
 })
 
 describe('a write ClickHouse refuses for the data of one message', () => {
-  const data = tempDataDir('worker-data-refusal')
+  let fixture: WorkerFixture
   let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
   let clickhouse: ClickHouseClient
-  let worker: RunningWorker
+  let _worker: RunningWorker
   let topic: string
   let groupId: string
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-data-refusal', 1)
-    groupId = `va-test-worker-data-${topic}`
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-data-refusal', 1)
+    ;({ kafka, clickhouse, topic, groupId } = fixture)
     await runMigrations(clickhouse, database)
     // A rule of this test's ClickHouse that one conversation breaks: ClickHouse refuses it (469).
     await clickhouse.command({
@@ -119,21 +96,15 @@ describe('a write ClickHouse refuses for the data of one message', () => {
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('dead-letters that message alone and stores its neighbours', async () => {
     const events = generateConversations({ count: 30, seed: 43, historyItems: 4 })
     const refused = events[13]!
     refused.data.agent_name = 'refuse-me'
-    const sent = await produceEvents(producer, codec, topic, events)
-    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
-      clickhouse,
-      backoff: { baseMs: 100, maxMs: 800 },
-    })
+    const sent = await produceEvents(fixture.producer, fixture.codec, topic, events)
+    _worker = await fixture.startWorker({}, { backoff: { baseMs: 100, maxMs: 800 } })
     await waitFor(
       () => committedTotal(kafka, groupId, topic),
       (n) => n === events.length,

@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import { ensureTopics, type Kafka, type Producer } from '../../services/core/kafka.ts'
+import { ensureTopics, type Kafka } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
+import { readTopic } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
-  connectedProducer,
   database,
-  embeddedClickHouse,
   queryRows,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // A poison message whose dead letter is larger than the DLQ topic takes (a DLQ created with
@@ -25,9 +21,8 @@ import {
 const dlqLimit = 4096
 
 describe('a poison message too large for the dead-letter topic', () => {
-  const data = tempDataDir('worker-dlq-oversized')
+  let fixture: WorkerFixture
   let kafka: Kafka
-  let producer: Producer
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
@@ -37,9 +32,8 @@ describe('a poison message too large for the dead-letter topic', () => {
   const small = Buffer.from('{"event":"ConversationComplete"}')
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-dlq-oversized', 1)
-    groupId = `va-test-worker-dlq-oversized-${topic}`
+    fixture = await startWorkerFixture('worker-dlq-oversized', 1)
+    ;({ kafka, clickhouse, topic, groupId } = fixture)
     const admin = kafka.admin()
     await admin.connect()
     try {
@@ -53,9 +47,7 @@ describe('a poison message too large for the dead-letter topic', () => {
     } finally {
       await admin.disconnect()
     }
-    const codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    const { codec, producer } = fixture
     const valid = await Promise.all(
       good.map((event) => codec.encode(toAvroRecord(event, { source: 'prod', receivedAt: Date.now() }))),
     )
@@ -70,17 +62,11 @@ describe('a poison message too large for the dead-letter topic', () => {
         { key: good[2]!.data.session_id, value: valid[2]! },
       ],
     })
-    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
-      clickhouse,
-      backoff: { baseMs: 100, maxMs: 800 },
-    })
+    worker = await fixture.startWorker({}, { backoff: { baseMs: 100, maxMs: 800 } })
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('stores the good messages and commits past the poison', async () => {

@@ -1,26 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
-  connectedProducer,
   database,
-  embeddedClickHouse,
   expectExactCounts,
   produceEvents,
   queryRows,
   type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // The same conversation delivered twice by the platform, and the whole topic replayed by a
@@ -52,22 +44,15 @@ async function runAll(client: ClickHouseClient): Promise<Record<string, unknown[
 }
 
 describe('exactly once, as queries see it', () => {
-  const data = tempDataDir('worker-exactly-once')
-  let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
+  let fixture: WorkerFixture
   let clickhouse: ClickHouseClient
-  let topic: string
   let unique: Sent[]
   let messages = 0
-  const workers: RunningWorker[] = []
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-exactly-once', 3)
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-exactly-once', 3)
+    clickhouse = fixture.clickhouse
+    const { producer, codec, topic } = fixture
     const events: ConversationCompleteEvent[] = [
       ...fixtureNames.map(loadFixture),
       ...generateConversations({ count: 300, seed: 99, historyItems: 20 }),
@@ -91,26 +76,20 @@ describe('exactly once, as queries see it', () => {
   })
 
   afterAll(async () => {
-    for (const worker of workers) await worker.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   async function consumeAll(groupSuffix: string): Promise<void> {
-    const config = workerConfig(topic, data.dir, {
-      WORKER_GROUP_ID: `va-test-exactly-once-${groupSuffix}-${topic}`,
-    })
-    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false })
-    workers.push(worker)
+    const { kafka, topic } = fixture
+    const groupId = `va-test-exactly-once-${groupSuffix}-${topic}`
+    const worker = await fixture.startWorker({ WORKER_GROUP_ID: groupId }, { metricsServer: false })
     await waitFor(
-      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      () => committedTotal(kafka, groupId, topic),
       (n) => n === messages,
       120_000,
       'commits',
     )
     await worker.stop()
-    workers.pop()
   }
 
   let before: Record<string, unknown[]>

@@ -1,25 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { metricFlagNames } from '../../services/worker/metric-quality.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
 import { type ImpossibleMetrics, withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
-  connectedProducer,
   countFinal,
   database,
-  embeddedClickHouse,
   metricSum,
   produceEvents,
   queryRows,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // Metric sanity at ingest (#14) end to end: conversations carrying impossible metrics go through
@@ -30,21 +24,16 @@ import {
 // states and only unflagged ones in its unflagged states (migration 0006); the latency histograms
 // observe only unflagged ones.
 describe('worker: metric flags reach the columns and the counters', () => {
-  const data = tempDataDir('metric-flags')
-  let kafka: Kafka
-  let producer: Producer
+  let fixture: WorkerFixture
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let flagged: ImpossibleMetrics[]
   const clean = loadFixture('web-call')
 
   beforeAll(async () => {
-    kafka = testKafka()
-    const topic = await createTestTopic(kafka, 'metric-flags', 2)
-    const config = workerConfig(topic, data.dir)
-    const codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('metric-flags', 2)
+    const { kafka, topic, groupId, codec, producer } = fixture
+    clickhouse = fixture.clickhouse
     flagged = [
       withImpossibleMetrics(loadFixture('campaign-call'), 'flagged'),
       withImpossibleMetrics(loadFixture('full'), 'flagged'),
@@ -52,10 +41,10 @@ describe('worker: metric flags reach the columns and the counters', () => {
     const events = [...flagged.map(({ event }) => event), clean, flagged[0]!.event]
     const base = Date.parse('2026-03-01T12:00:00Z')
     await produceEvents(producer, codec, topic, events, 'prod', (index) => base + index)
-    worker = await startWorker(config, testLogger(), { clickhouse })
+    worker = await fixture.startWorker()
     // Every message committed, the second delivery too: from then on the counters are final.
     await waitFor(
-      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      () => committedTotal(kafka, groupId, topic),
       (n) => n === events.length,
       180_000,
       'commits',
@@ -64,10 +53,7 @@ describe('worker: metric flags reach the columns and the counters', () => {
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('stores each item flagged as the rule says, its values unchanged', async () => {

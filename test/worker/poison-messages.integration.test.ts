@@ -1,31 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import type { Kafka } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
+import { readTopic } from '../support/kafka-test-helpers.ts'
 import {
-  connectedProducer,
   countFinal,
   database,
-  embeddedClickHouse,
   queryRows,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // Poison between good messages of one partition: each lands in the DLQ with its original bytes
 // and the error in headers, is counted, and the good ones around it arrive.
 describe('poison messages', () => {
-  const data = tempDataDir('worker-poison')
+  let fixture: WorkerFixture
   let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
@@ -34,11 +27,9 @@ describe('poison messages', () => {
   const poison: Array<{ reason: string; value: Buffer | null }> = []
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-poison', 1)
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-poison', 1)
+    ;({ kafka, clickhouse, topic, groupId } = fixture)
+    const { codec, producer } = fixture
 
     const encode = (index: number) =>
       codec.encode(toAvroRecord(good[index]!, { source: 'prod', receivedAt: Date.now() }))
@@ -68,17 +59,11 @@ describe('poison messages', () => {
         })
     }
     await producer.send({ topic, acks: -1, messages })
-    groupId = `va-test-worker-poison-${topic}`
-    worker = await startWorker(workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId }), testLogger(), {
-      clickhouse,
-    })
+    worker = await fixture.startWorker()
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('stores the good messages around the poison', async () => {

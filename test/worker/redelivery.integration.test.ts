@@ -4,23 +4,17 @@ import type { ConversationCompleteEvent } from '../../services/core/event/conver
 import type { EventCodec } from '../../services/core/event-codec.ts'
 import { ensureTopics, type Kafka, type Producer } from '../../services/core/kafka.ts'
 import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { loadFixture } from '../fixtures/index.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
-  connectedProducer,
   database,
-  embeddedClickHouse,
   expectStoredRowsEqual,
   produceEvents,
   queryRows,
   type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // A conversation the platform delivers again is stored once, and only its newest delivery is
@@ -70,14 +64,13 @@ async function tablesAsStored(client: ClickHouseClient): Promise<Record<string, 
 }
 
 describe('re-deliveries: one row per key, only the newest delivery visible', () => {
-  const data = tempDataDir('worker-redelivery')
+  let fixture: WorkerFixture
   let kafka: Kafka
   let producer: Producer
   let codec: EventCodec
   let clickhouse: ClickHouseClient
   let topic: string
   let newest: Sent[]
-  const workers: RunningWorker[] = []
   const registry = createMetricsRegistry('worker')
 
   // Each case: the deliveries in the order the platform sends them, and when each was received.
@@ -113,26 +106,22 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
   ]
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-redelivery', 2)
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-redelivery', 2)
+    ;({ kafka, producer, codec, clickhouse, topic } = fixture)
   })
 
   afterAll(async () => {
-    for (const worker of workers) await worker.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   async function consume(group: string, messages: number, options: { registry?: Registry } = {}) {
-    const config = workerConfig(topic, data.dir, { WORKER_GROUP_ID: `va-test-redelivery-${group}-${topic}` })
-    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false, ...options })
-    workers.push(worker)
+    const groupId = `va-test-redelivery-${group}-${topic}`
+    const worker = await fixture.startWorker(
+      { WORKER_GROUP_ID: groupId },
+      { metricsServer: false, ...options },
+    )
     await waitFor(
-      () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+      () => committedTotal(kafka, groupId, topic),
       (n) => n === messages,
       120_000,
       'commits',
@@ -159,7 +148,6 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
       'commits',
     )
     await worker.stop()
-    workers.pop()
     newest = [...secondSent.slice(0, 4), firstSent[4]!]
     await expectStoredRowsEqual(clickhouse, newest, expect)
     const [noTimeRow] = await queryRows<{ event_time_source: string }>(
@@ -174,14 +162,13 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
     const before = await tablesAsStored(clickhouse)
     const worker = await consume('replay', first.length + second.length)
     await worker.stop()
-    workers.pop()
     await expectStoredRowsEqual(clickhouse, newest, expect)
     expect(await tablesAsStored(clickhouse)).toEqual(before)
   })
 })
 
 describe('a topic deleted and re-created (offsets restart at 0)', () => {
-  const data = tempDataDir('worker-recreated-topic')
+  let fixture: WorkerFixture
   let kafka: Kafka
   let producer: Producer
   let codec: EventCodec
@@ -189,25 +176,20 @@ describe('a topic deleted and re-created (offsets restart at 0)', () => {
   let topic: string
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-recreated', 1)
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-recreated', 1)
+    ;({ kafka, producer, codec, clickhouse, topic } = fixture)
   })
 
   afterAll(async () => {
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   async function consumeOne(group: string): Promise<void> {
-    const config = workerConfig(topic, data.dir, { WORKER_GROUP_ID: `va-test-recreated-${group}-${topic}` })
-    const worker = await startWorker(config, testLogger(), { clickhouse, metricsServer: false })
+    const groupId = `va-test-recreated-${group}-${topic}`
+    const worker = await fixture.startWorker({ WORKER_GROUP_ID: groupId }, { metricsServer: false })
     try {
       await waitFor(
-        () => committedTotal(kafka, config.WORKER_GROUP_ID, topic),
+        () => committedTotal(kafka, groupId, topic),
         (n) => n === 1,
         120_000,
         'commit',

@@ -1,26 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import type { Kafka } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
 import {
   committedTotal,
-  connectedProducer,
-  embeddedClickHouse,
   expectExactCounts,
   metricValue,
   produceEvents,
   type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
   topicMessageCount,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // The worker reaches the real registry through a switchable pass-through: first every request is
@@ -29,10 +23,8 @@ import {
 // nothing committed, the worker says it is stalled (/healthz 503 with the reason, worker_stalled,
 // worker_schema_registry_failing); once it answers, every message is stored exactly once.
 describe('schema registry answering 404 or down at the worker', () => {
-  const data = tempDataDir('worker-registry')
+  let fixture: WorkerFixture
   let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let proxy: TcpFaultProxy
@@ -41,38 +33,29 @@ describe('schema registry answering 404 or down at the worker', () => {
   let sent: Sent[]
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-registry', 2)
-    groupId = `va-test-worker-registry-${topic}`
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-registry', 2)
+    ;({ kafka, clickhouse, topic, groupId } = fixture)
     const upstream = new URL(schemaRegistryUrl())
     proxy = await createTcpFaultProxy({ host: upstream.hostname, port: Number(upstream.port) })
     await proxy.down({ httpStatus: 404 })
     sent = await produceEvents(
-      producer,
-      codec,
+      fixture.producer,
+      fixture.codec,
       topic,
       generateConversations({ count: 40, seed: 53, historyItems: 6 }),
     )
-    worker = await startWorker(
-      workerConfig(topic, data.dir, {
-        WORKER_GROUP_ID: groupId,
+    worker = await fixture.startWorker(
+      {
         SCHEMA_REGISTRY_URL: `http://127.0.0.1:${proxy.port}${upstream.pathname}`,
         WORKER_STALL_SECONDS: '1',
-      }),
-      testLogger(),
-      { clickhouse, backoff: { baseMs: 100, maxMs: 500 } },
+      },
+      { backoff: { baseMs: 100, maxMs: 500 } },
     )
   })
 
   afterAll(async () => {
-    await worker?.stop()
+    await fixture?.stop()
     await proxy?.close()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
   })
 
   it('404 everywhere: retried, nothing dead-lettered or committed, /healthz 503 with the reason', async () => {
@@ -143,31 +126,18 @@ describe('schema registry answering 404 or down at the worker', () => {
 // Nothing is dead-lettered or committed; a worker started again with the right path stores every
 // message exactly once.
 describe('SCHEMA_REGISTRY_URL with a wrong path on the real registry', () => {
-  const data = tempDataDir('worker-registry-path')
-  let kafka: Kafka
-  let producer: Producer
-  let clickhouse: ClickHouseClient
-  let worker: RunningWorker | undefined
-  let topic: string
-  let groupId: string
+  let fixture: WorkerFixture
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-registry-path', 2)
-    groupId = `va-test-worker-registry-path-${topic}`
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-registry-path', 2)
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('waits instead of dead-lettering, and stores everything once the path is right', async () => {
-    const codec = await testCodec()
+    const { kafka, topic, groupId, codec, producer, clickhouse } = fixture
     const sent = await produceEvents(
       producer,
       codec,
@@ -177,11 +147,9 @@ describe('SCHEMA_REGISTRY_URL with a wrong path on the real registry', () => {
     const rightUrl = schemaRegistryUrl()
     const wrongUrl = new URL(rightUrl).origin
     expect(wrongUrl).not.toBe(rightUrl)
-    const config = (url: string) =>
-      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, SCHEMA_REGISTRY_URL: url })
-    const options = { clickhouse, backoff: { baseMs: 100, maxMs: 500 } }
+    const options = { backoff: { baseMs: 100, maxMs: 500 } }
 
-    worker = await startWorker(config(wrongUrl), testLogger(), options)
+    let worker = await fixture.startWorker({ SCHEMA_REGISTRY_URL: wrongUrl }, options)
     const url = worker.metricsUrl!
     await waitFor(
       () => metricValue(url, 'worker_retries_total{operation="schema_registry"'),
@@ -193,9 +161,8 @@ describe('SCHEMA_REGISTRY_URL with a wrong path on the real registry', () => {
     expect(await committedTotal(kafka, groupId, topic)).toBe(0)
     expect(await topicMessageCount(kafka, `${topic}.dlq`)).toBe(0)
     await worker.stop()
-    worker = undefined
 
-    worker = await startWorker(config(rightUrl), testLogger(), options)
+    worker = await fixture.startWorker({ SCHEMA_REGISTRY_URL: rightUrl }, options)
     await waitFor(
       () => committedTotal(kafka, groupId, topic),
       (n) => n === sent.length,

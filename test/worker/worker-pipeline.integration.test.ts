@@ -1,54 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import type { RunningWorker } from '../../services/worker/worker.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
-import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
-  connectedProducer,
   countFinal,
   database,
-  embeddedClickHouse,
   expectedRows,
   expectStoredRowsEqual,
   produceEvents,
   queryRows,
   readTable,
   type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
+  startWorkerFixture,
+  type WorkerFixture,
   waitFor,
-  workerConfig,
 } from './worker-test-support.ts'
 
 // Fixtures and 1,000 generated conversations through real Kafka, the real registry and the
 // worker into embedded ClickHouse: exactly the expected rows in every table, values equal.
 describe('worker: Kafka -> ClickHouse, every table', () => {
-  const data = tempDataDir('worker-pipeline')
-  let kafka: Kafka
-  let producer: Producer
-  let codec: EventCodec
+  let fixture: WorkerFixture
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let sent: Sent[]
   let topic: string
 
   beforeAll(async () => {
-    kafka = testKafka()
-    topic = await createTestTopic(kafka, 'worker-pipeline', 3)
-    codec = await testCodec()
-    producer = await connectedProducer(kafka)
-    clickhouse = embeddedClickHouse(data.dir)
+    fixture = await startWorkerFixture('worker-pipeline', 3)
+    ;({ clickhouse, topic } = fixture)
     const events = [
       ...fixtureNames.map(loadFixture),
       ...generateConversations({ count: 1000, seed: 4242, unknownFieldRate: 0.1 }),
     ]
     const base = Date.parse('2026-03-01T12:00:00Z')
-    sent = await produceEvents(producer, codec, topic, events, 'prod', (index) => base + index)
-    worker = await startWorker(workerConfig(topic, data.dir), testLogger(), { clickhouse })
+    sent = await produceEvents(
+      fixture.producer,
+      fixture.codec,
+      topic,
+      events,
+      'prod',
+      (index) => base + index,
+    )
+    worker = await fixture.startWorker()
     await waitFor(
       () => countFinal(clickhouse, 'conversations'),
       (n) => n >= sent.length,
@@ -58,10 +52,7 @@ describe('worker: Kafka -> ClickHouse, every table', () => {
   })
 
   afterAll(async () => {
-    await worker?.stop()
-    await producer?.disconnect()
-    await clickhouse?.close()
-    data.remove()
+    await fixture?.stop()
   })
 
   it('writes exactly the expected rows of every table, values equal to the transform of the input', async () => {

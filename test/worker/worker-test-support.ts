@@ -25,8 +25,9 @@ import {
   tableColumns,
   tableNames,
 } from '../../services/worker/table-rows.ts'
+import { type RunningWorker, startWorker, type WorkerOptions } from '../../services/worker/worker.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
-import { endOffsets } from '../support/kafka-test-helpers.ts'
+import { createTestTopic, endOffsets, testKafka } from '../support/kafka-test-helpers.ts'
 
 // Shared by the worker's integration tests: a temp embedded ClickHouse, worker configuration
 // pointing at throwaway topics, producing events the way the ingress does, and reading tables.
@@ -402,4 +403,78 @@ export async function expectStoredRowsEqual(
             : 1,
     )
   expect(rollup, 'agent_latency_minute').toEqual(wantRollup)
+}
+
+/** What a worker integration test sets up before it starts a worker, and takes down after. */
+export interface WorkerFixture {
+  kafka: Kafka
+  /** A throwaway topic of its own (its DLQ: `${topic}.dlq`). */
+  topic: string
+  /** The consumer group of the workers it starts, unless a test names another. */
+  groupId: string
+  codec: EventCodec
+  producer: Producer
+  /** The test's embedded ClickHouse, in a temp data directory; workers share it. */
+  clickhouse: ClickHouseClient
+  dataDir: string
+  /** Worker configuration for this topic, data directory and group; `extra` overrides. */
+  config(extra?: Record<string, string>): Config
+  /** Starts a worker on the fixture's ClickHouse (stopped by `stop()` unless stopped before). */
+  startWorker(extra?: Record<string, string>, options?: WorkerOptions): Promise<RunningWorker>
+  /** Stops every worker it started, the producer and ClickHouse; removes the data directory. */
+  stop(): Promise<void>
+}
+
+/**
+ * The setup every worker integration test repeats: a topic of `partitions` partitions named
+ * after `name`, the group `va-test-${name}-${topic}`, a producer, the codec and an embedded
+ * ClickHouse in a temp data directory. Call it in beforeAll and `stop()` in afterAll.
+ */
+export async function startWorkerFixture(name: string, partitions: number): Promise<WorkerFixture> {
+  const data = tempDataDir(name)
+  const workers: RunningWorker[] = []
+  let producer: Producer | undefined
+  let clickhouse: ClickHouseClient | undefined
+  const stop = async () => {
+    for (const worker of workers) await worker.stop()
+    await producer?.disconnect()
+    await clickhouse?.close()
+    data.remove()
+  }
+  try {
+    const kafka = testKafka()
+    const topic = await createTestTopic(kafka, name, partitions)
+    const groupId = `va-test-${name}-${topic}`
+    const codec = await testCodec()
+    producer = await connectedProducer(kafka)
+    clickhouse = embeddedClickHouse(data.dir)
+    const config = (extra: Record<string, string> = {}) =>
+      workerConfig(topic, data.dir, { WORKER_GROUP_ID: groupId, ...extra })
+    const fixture: WorkerFixture = {
+      kafka,
+      topic,
+      groupId,
+      codec,
+      producer,
+      clickhouse,
+      dataDir: data.dir,
+      config,
+      async startWorker(extra = {}, options = {}) {
+        const worker = await startWorker(config(extra), testLogger(), {
+          clickhouse: fixture.clickhouse,
+          ...options,
+        })
+        // Stopped once, whether by the test or by the fixture's stop().
+        let stopped: Promise<void> | undefined
+        const once: RunningWorker = { ...worker, stop: () => (stopped ??= worker.stop()) }
+        workers.push(once)
+        return once
+      },
+      stop,
+    }
+    return fixture
+  } catch (error) {
+    await stop()
+    throw error
+  }
 }
