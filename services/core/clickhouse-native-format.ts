@@ -1,0 +1,327 @@
+// Rows to one block of ClickHouse's Native format, the input the engine reads cheapest: each column
+// as it lies in memory (fixed-width little-endian numbers, length-prefixed strings, a null map before
+// a Nullable column, cumulative offsets before an array's elements), so the engine parses nothing and
+// JS builds no text. Pure: rows in, bytes out. Only the types the pipeline's tables use are known;
+// a LowCardinality column is sent as its plain type, which ClickHouse converts on input
+// (input_format_native_allow_types_conversion, on by default). A value that does not fit its type is
+// refused here with the code ClickHouse itself gives such a value, so callers treat it alike.
+// Format: https://clickhouse.com/docs/interfaces/formats/Native (a block without BlockInfo).
+
+type NativeNumberType = 'UInt8' | 'UInt32' | 'UInt64' | 'Float64' | NativeTimeType
+/** DateTime64(3) travels as Int64 epoch milliseconds, DateTime as UInt32 epoch seconds. */
+type NativeTimeType = "DateTime64(3, 'UTC')" | "DateTime('UTC')"
+
+/** A column's type on the wire. */
+export type NativeType =
+  | 'String'
+  | 'Nullable(String)'
+  | NativeNumberType
+  | `Nullable(${NativeNumberType})`
+  | 'Nullable(Bool)'
+  | 'Array(String)'
+  | 'Array(Float64)'
+  | 'Map(String, String)'
+
+/** The wire types a column whose values have the TypeScript type T may declare. */
+export type NativeTypeOf<T> = [T] extends [string]
+  ? 'String'
+  : [T] extends [string | null]
+    ? 'Nullable(String)'
+    : [T] extends [number]
+      ? NativeNumberType
+      : [T] extends [number | null]
+        ? `Nullable(${NativeNumberType})`
+        : [T] extends [boolean | null]
+          ? 'Nullable(Bool)'
+          : [T] extends [readonly string[]]
+            ? 'Array(String)'
+            : [T] extends [readonly number[]]
+              ? 'Array(Float64)'
+              : [T] extends [Readonly<Record<string, string>>]
+                ? 'Map(String, String)'
+                : never
+
+export interface NativeColumn {
+  name: string
+  type: NativeType
+}
+
+/** ClickHouse's codes for a value its column cannot hold (clickhouse-errors.ts: the data's fault). */
+const typeMismatch = 53
+const valueOutOfRange = 321
+
+export class NativeValueError extends Error {
+  override name = 'NativeValueError'
+  readonly code: number
+  constructor(message: string, code: number) {
+    super(message)
+    this.code = code
+  }
+}
+
+const twoTo32 = 4_294_967_296
+
+/** A growing byte buffer with little-endian writers. */
+class BlockWriter {
+  bytes: Buffer
+  view: DataView
+  position = 0
+
+  constructor(size: number) {
+    this.bytes = Buffer.allocUnsafe(size)
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length)
+  }
+
+  reserve(count: number): void {
+    if (this.position + count <= this.bytes.length) return
+    const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.position + count))
+    this.bytes.copy(bigger, 0, 0, this.position)
+    this.bytes = bigger
+    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.length)
+  }
+
+  varUInt(value: number): void {
+    this.reserve(10)
+    let rest = value
+    while (rest >= 0x80) {
+      this.bytes[this.position++] = (rest % 0x80) | 0x80
+      rest = Math.floor(rest / 0x80)
+    }
+    this.bytes[this.position++] = rest
+  }
+
+  string(value: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit: a short string's length fits one byte, so it
+    // is written first and its length after, without measuring it twice.
+    const most = value.length * 3
+    if (most < 0x80) {
+      this.reserve(most + 1)
+      const length = this.bytes.write(value, this.position + 1, 'utf8')
+      this.bytes[this.position] = length
+      this.position += length + 1
+      return
+    }
+    const length = Buffer.byteLength(value, 'utf8')
+    this.varUInt(length)
+    this.reserve(length)
+    this.position += this.bytes.write(value, this.position, 'utf8')
+  }
+
+  uint8(value: number): void {
+    this.reserve(1)
+    this.bytes[this.position++] = value
+  }
+
+  uint32(value: number): void {
+    this.reserve(4)
+    this.view.setUint32(this.position, value, true)
+    this.position += 4
+  }
+
+  /** Any safe integer, as a 64-bit two's complement (UInt64 and Int64 alike). */
+  int64(value: number): void {
+    this.reserve(8)
+    this.view.setUint32(this.position, value >>> 0, true)
+    this.view.setInt32(this.position + 4, Math.floor(value / twoTo32), true)
+    this.position += 8
+  }
+
+  float64(value: number): void {
+    this.reserve(8)
+    this.view.setFloat64(this.position, value, true)
+    this.position += 8
+  }
+}
+
+/** One value of a scalar type: written when it fits (0), else the code of the refusal. */
+interface ScalarType {
+  name: string
+  write(out: BlockWriter, value: unknown): number
+  /** What stands under a null. */
+  writeEmpty(out: BlockWriter): void
+}
+
+/** Names the row of a value, only when it is refused. */
+type Where = (row: number) => string
+type ColumnWriter = (out: BlockWriter, values: readonly unknown[], where: Where) => void
+
+function refuse(where: string, value: unknown, type: string, code: number): never {
+  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value)
+  throw new NativeValueError(`${where}: ${shown} does not fit ${type}`, code)
+}
+
+const integer = (
+  name: string,
+  min: number,
+  max: number,
+  write: (out: BlockWriter, value: number) => void,
+): ScalarType => ({
+  name,
+  write(out, value) {
+    if (typeof value !== 'number') return typeMismatch
+    if (!Number.isInteger(value) || value < min || value > max) return valueOutOfRange
+    write(out, value)
+    return 0
+  },
+  writeEmpty: (out) => write(out, 0),
+})
+
+const scalars: Record<string, ScalarType> = {
+  String: {
+    name: 'String',
+    write(out, value) {
+      if (typeof value !== 'string') return typeMismatch
+      out.string(value)
+      return 0
+    },
+    writeEmpty: (out) => out.uint8(0),
+  },
+  Bool: {
+    name: 'Bool',
+    write(out, value) {
+      if (typeof value !== 'boolean') return typeMismatch
+      out.uint8(value ? 1 : 0)
+      return 0
+    },
+    writeEmpty: (out) => out.uint8(0),
+  },
+  Float64: {
+    name: 'Float64',
+    write(out, value) {
+      if (typeof value !== 'number') return typeMismatch
+      out.float64(value)
+      return 0
+    },
+    writeEmpty: (out) => out.float64(0),
+  },
+  UInt8: integer('UInt8', 0, 0xff, (out, value) => out.uint8(value)),
+  UInt32: integer('UInt32', 0, 0xffff_ffff, (out, value) => out.uint32(value)),
+  UInt64: integer('UInt64', 0, Number.MAX_SAFE_INTEGER, (out, value) => out.int64(value)),
+  "DateTime64(3, 'UTC')": integer(
+    'DateTime64(3) epoch milliseconds',
+    Number.MIN_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER,
+    (out, value) => out.int64(value),
+  ),
+  // Seconds outside UInt32 saturate, as ClickHouse's own parser stores them from text.
+  "DateTime('UTC')": integer(
+    'DateTime epoch seconds',
+    Number.MIN_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER,
+    (out, value) => out.uint32(Math.min(Math.max(value, 0), 0xffff_ffff)),
+  ),
+}
+
+const scalarColumn =
+  (scalar: ScalarType): ColumnWriter =>
+  (out, values, where) => {
+    for (let row = 0; row < values.length; row++) {
+      const refused = scalar.write(out, values[row])
+      if (refused !== 0) refuse(where(row), values[row], scalar.name, refused)
+    }
+  }
+
+const nullableColumn =
+  (scalar: ScalarType): ColumnWriter =>
+  (out, values, where) => {
+    out.reserve(values.length)
+    for (let row = 0; row < values.length; row++) out.bytes[out.position++] = values[row] === null ? 1 : 0
+    for (let row = 0; row < values.length; row++) {
+      const value = values[row]
+      if (value === null) scalar.writeEmpty(out)
+      else {
+        const refused = scalar.write(out, value)
+        if (refused !== 0) refuse(where(row), value, `Nullable(${scalar.name})`, refused)
+      }
+    }
+  }
+
+/** Array(T) and Map(K, V) (an array of key-value tuples): cumulative offsets, then the elements. */
+function offsets(out: BlockWriter, sizes: readonly number[]): void {
+  let end = 0
+  for (const size of sizes) {
+    end += size
+    out.int64(end)
+  }
+}
+
+const arrayColumn =
+  (element: ColumnWriter, type: string): ColumnWriter =>
+  (out, values, where) => {
+    const elements: unknown[] = []
+    const elementRows: number[] = []
+    const sizes = values.map((value, row) => {
+      if (!Array.isArray(value)) return refuse(where(row), value, type, typeMismatch)
+      for (const item of value) {
+        elements.push(item)
+        elementRows.push(row)
+      }
+      return value.length
+    })
+    offsets(out, sizes)
+    element(out, elements, (index) => where(elementRows[index]!))
+  }
+
+const stringColumn = scalarColumn(scalars.String!)
+
+const stringMapColumn: ColumnWriter = (out, values, where) => {
+  const entries = values.map((value, row) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.entries(value)
+      : refuse(where(row), value, 'Map(String, String)', typeMismatch),
+  )
+  offsets(
+    out,
+    entries.map((pairs) => pairs.length),
+  )
+  const entryRows = entries.flatMap((pairs, row) => pairs.map(() => row))
+  const entryWhere = (index: number) => where(entryRows[index]!)
+  stringColumn(
+    out,
+    entries.flatMap((pairs) => pairs.map(([key]) => key)),
+    entryWhere,
+  )
+  stringColumn(
+    out,
+    entries.flatMap((pairs) => pairs.map(([, value]) => value)),
+    entryWhere,
+  )
+}
+
+function columnWriter(type: string): ColumnWriter {
+  if (type === 'Map(String, String)') return stringMapColumn
+  const nullable = /^Nullable\((.+)\)$/.exec(type)
+  const nullableOf = nullable && scalars[nullable[1]!]
+  if (nullableOf) return nullableColumn(nullableOf)
+  const array = /^Array\((.+)\)$/.exec(type)
+  if (array) return arrayColumn(columnWriter(array[1]!), type)
+  const scalar = scalars[type]
+  if (!scalar) throw new Error(`no Native encoding for ClickHouse type ${type}`)
+  return scalarColumn(scalar)
+}
+
+export type NativeBlockEncoder = (rows: readonly Record<string, unknown>[]) => Buffer
+
+/**
+ * An encoder of rows (objects holding at least `columns`) into one Native block with those
+ * columns, in that order. `label` names the rows in errors (e.g. the table).
+ */
+export function nativeBlockEncoder(label: string, columns: readonly NativeColumn[]): NativeBlockEncoder {
+  const writers = columns.map((column) => ({ ...column, write: columnWriter(column.type) }))
+  let bytesPerRow = 64
+  return (rows) => {
+    const out = new BlockWriter(Math.ceil(rows.length * bytesPerRow * 1.25) + 4096)
+    out.varUInt(writers.length)
+    out.varUInt(rows.length)
+    const values: unknown[] = new Array(rows.length)
+    for (const column of writers) {
+      out.string(column.name)
+      out.string(column.type)
+      for (let row = 0; row < rows.length; row++) values[row] = rows[row]![column.name]
+      column.write(out, values, (row) => `${label}.${column.name} (row ${row})`)
+    }
+    // The next block of this shape starts at about the size this one needed: rarely a copy.
+    if (rows.length > 0) bytesPerRow = out.position / rows.length
+    return out.bytes.subarray(0, out.position)
+  }
+}
