@@ -225,10 +225,10 @@ const nullableColumn =
   (scalar: ScalarType): ColumnWriter =>
   (out, values, where) => {
     out.reserve(values.length)
-    for (let row = 0; row < values.length; row++) out.bytes[out.position++] = values[row] === null ? 1 : 0
+    for (let row = 0; row < values.length; row++) out.bytes[out.position++] = values[row] == null ? 1 : 0
     for (let row = 0; row < values.length; row++) {
       const value = values[row]
-      if (value === null) scalar.writeEmpty(out)
+      if (value == null) scalar.writeEmpty(out)
       else {
         const refused = scalar.write(out, value)
         if (refused !== 0) refuse(where(row), value, `Nullable(${scalar.name})`, refused)
@@ -251,6 +251,7 @@ const arrayColumn =
     const elements: unknown[] = []
     const elementRows: number[] = []
     const sizes = values.map((value, row) => {
+      if (value === undefined) return 0
       if (!Array.isArray(value)) return refuse(where(row), value, type, typeMismatch)
       for (const item of value) {
         elements.push(item)
@@ -266,9 +267,11 @@ const stringColumn = scalarColumn(scalars.String!)
 
 const stringMapColumn: ColumnWriter = (out, values, where) => {
   const entries = values.map((value, row) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? Object.entries(value)
-      : refuse(where(row), value, 'Map(String, String)', typeMismatch),
+    value === undefined
+      ? []
+      : typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.entries(value)
+        : refuse(where(row), value, 'Map(String, String)', typeMismatch),
   )
   offsets(
     out,
@@ -288,26 +291,40 @@ const stringMapColumn: ColumnWriter = (out, values, where) => {
   )
 }
 
-function columnWriter(type: string): ColumnWriter {
-  if (type === 'Map(String, String)') return stringMapColumn
+interface ColumnEncoding {
+  write: ColumnWriter
+  /** A plain scalar column some rows do not give goes as Nullable of it (see nativeBlockEncoder). */
+  omitted?: { type: string; write: ColumnWriter }
+}
+
+function columnEncoding(type: string): ColumnEncoding {
+  if (type === 'Map(String, String)') return { write: stringMapColumn }
   const nullable = /^Nullable\((.+)\)$/.exec(type)
   const nullableOf = nullable && scalars[nullable[1]!]
-  if (nullableOf) return nullableColumn(nullableOf)
+  if (nullableOf) return { write: nullableColumn(nullableOf) }
   const array = /^Array\((.+)\)$/.exec(type)
-  if (array) return arrayColumn(columnWriter(array[1]!), type)
+  if (array) return { write: arrayColumn(columnEncoding(array[1]!).write, type) }
   const scalar = scalars[type]
   if (!scalar) throw new Error(`no Native encoding for ClickHouse type ${type}`)
-  return scalarColumn(scalar)
+  return {
+    write: scalarColumn(scalar),
+    omitted: { type: `Nullable(${type})`, write: nullableColumn(scalar) },
+  }
 }
 
 export type NativeBlockEncoder = (rows: readonly Record<string, unknown>[]) => Buffer
 
 /**
- * An encoder of rows (objects holding at least `columns`) into one Native block with those
- * columns, in that order. `label` names the rows in errors (e.g. the table).
+ * An encoder of rows (objects holding `columns`) into one Native block with those columns, in that
+ * order. `label` names the rows in errors (e.g. the table). A row may leave a column out (undefined,
+ * e.g. a tombstone's payload): such a value is null in a Nullable column and empty in an array or
+ * map; a plain scalar column that some row leaves out goes as Nullable of its type in that block,
+ * its nulls marking the rows ClickHouse fills with the column's default, DEFAULT expression
+ * included (input_format_null_as_default): as for a column an insert leaves out, and as the text
+ * formats' nulls were filled. An explicit null in a plain column is refused.
  */
 export function nativeBlockEncoder(label: string, columns: readonly NativeColumn[]): NativeBlockEncoder {
-  const writers = columns.map((column) => ({ ...column, write: columnWriter(column.type) }))
+  const writers = columns.map((column) => ({ ...column, ...columnEncoding(column.type) }))
   let bytesPerRow = 64
   return (rows) => {
     const out = new BlockWriter(Math.ceil(rows.length * bytesPerRow * 1.25) + 4096)
@@ -315,10 +332,11 @@ export function nativeBlockEncoder(label: string, columns: readonly NativeColumn
     out.varUInt(rows.length)
     const values: unknown[] = new Array(rows.length)
     for (const column of writers) {
-      out.string(column.name)
-      out.string(column.type)
       for (let row = 0; row < rows.length; row++) values[row] = rows[row]![column.name]
-      column.write(out, values, (row) => `${label}.${column.name} (row ${row})`)
+      const encoding = column.omitted && values.includes(undefined) ? column.omitted : column
+      out.string(column.name)
+      out.string(encoding.type)
+      encoding.write(out, values, (row) => `${label}.${column.name} (row ${row})`)
     }
     // The next block of this shape starts at about the size this one needed: rarely a copy.
     if (rows.length > 0) bytesPerRow = out.position / rows.length

@@ -16,6 +16,8 @@ export interface TableWrite {
 export const insertSettings = {
   deduplicate_blocks_in_dependent_materialized_views: 1,
   async_insert: 0,
+  // A tombstone leaves most columns out: ClickHouse fills their defaults (clickhouse-native-format.ts).
+  input_format_null_as_default: 1,
 } as const
 
 const encoders = Object.fromEntries(
