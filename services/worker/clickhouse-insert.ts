@@ -24,6 +24,10 @@ const encoders = Object.fromEntries(
   tableNames.map((table) => [table, nativeBlockEncoder(table, tableNativeColumns[table])]),
 ) as Record<TableName, ReturnType<typeof nativeBlockEncoder>>
 
+/** A table's rows of a write as the Native block its insert sends. */
+export const tableBlock = (table: TableName, rows: TableRows): Buffer =>
+  encoders[table](rows[table] as unknown as Record<string, unknown>[])
+
 async function insertTable(
   client: ClickHouseClient,
   database: string,
@@ -37,7 +41,7 @@ async function insertTable(
   await insertNativeBlock(client, {
     table: `${database}.${table}`,
     columns: tableColumns[table],
-    block: encoders[table](tableRows),
+    block: tableBlock(table, rows),
     settings: { ...insertSettings, insert_deduplication_token: token },
   })
   return { table, rows: tableRows.length, seconds: (performance.now() - started) / 1000 }
