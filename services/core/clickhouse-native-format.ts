@@ -183,6 +183,8 @@ const integer = (
   writeEmpty: (out) => write(out, 0),
 })
 
+// Written out for each type: `typeof value !== 'string'` with a literal is a type check, with a
+// variable a string comparison on every value.
 const scalars: Record<string, ScalarType> = {
   String: {
     name: 'String',
