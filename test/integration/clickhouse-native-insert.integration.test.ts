@@ -8,7 +8,8 @@ import { embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-tes
 // The Native route into embedded chDB (INSERT ... FROM INFILE, clickhouse.ts): every wire type the
 // tables use lands as sent, LowCardinality columns included (ClickHouse converts on input); a block
 // written twice under one deduplication token is stored once, in the table and behind a materialized
-// view; the insert's settings do not stay with the session; the block's file is gone afterwards,
+// view; a column some rows leave out gets its DEFAULT expression there; the insert's settings do not
+// stay with the session; the block's file is gone afterwards,
 // whether the insert worked or not; an engine error keeps its code for the worker's classification.
 const database = 'native_insert'
 const columns: NativeColumn[] = [
@@ -175,6 +176,34 @@ describe('Native blocks into embedded chDB', () => {
     const cut = encode(rows)
     await expect(insert('every-type-5', cut.subarray(0, cut.length - 5))).rejects.toThrow(/Native/)
     expect(insertFiles()).toEqual([])
+  })
+
+  it('fills a column some rows leave out with its DEFAULT expression, as for an omitted column', async () => {
+    await client.command({
+      query: `CREATE TABLE ${database}.partial (id UInt32, source LowCardinality(String) DEFAULT if(id > 1, 'big', 'small'),
+        n UInt32 DEFAULT id * 7, tags Array(String), note Nullable(String)) ENGINE = MergeTree ORDER BY id`,
+    })
+    const partialColumns: NativeColumn[] = [
+      { name: 'id', type: 'UInt32' },
+      { name: 'source', type: 'String' },
+      { name: 'n', type: 'UInt32' },
+      { name: 'tags', type: 'Array(String)' },
+      { name: 'note', type: 'Nullable(String)' },
+    ]
+    await insertNativeBlock(client, {
+      table: `${database}.partial`,
+      columns: partialColumns.map((column) => column.name),
+      block: nativeBlockEncoder(
+        'partial',
+        partialColumns,
+      )([{ id: 1 }, { id: 2, source: 'given', n: 5, tags: ['t'], note: 'x' }, { id: 3 }]),
+      settings: { input_format_null_as_default: 1, insert_deduplication_token: 'partial' },
+    })
+    expect(await queryRows(client, `SELECT * FROM ${database}.partial ORDER BY id`)).toEqual([
+      { id: 1, source: 'small', n: 7, tags: [], note: null },
+      { id: 2, source: 'given', n: 5, tags: ['t'], note: 'x' },
+      { id: 3, source: 'big', n: 21, tags: [], note: null },
+    ])
   })
 
   it('keeps the engine error code for the worker to classify (a missing table: transient, operator)', async () => {
