@@ -264,22 +264,36 @@ function offsets(out: BlockWriter, sizes: readonly number[]): void {
   }
 }
 
+/** The row whose array holds element `index` of the flattened elements (only to name a refused value). */
+function rowOfElement(values: readonly unknown[], index: number): number {
+  let end = 0
+  for (let row = 0; row < values.length; row++) {
+    end += (values[row] as unknown[] | undefined)?.length ?? 0
+    if (index < end) return row
+  }
+  return values.length - 1
+}
+
 const arrayColumn =
   (element: ColumnWriter, type: string): ColumnWriter =>
   (out, values, where) => {
-    const elements: unknown[] = []
-    const elementRows: number[] = []
-    const sizes = values.map((value, row) => {
-      if (value === undefined) return 0
-      if (!Array.isArray(value)) return refuse(where(row), value, type, typeMismatch)
-      for (const item of value) {
-        elements.push(item)
-        elementRows.push(row)
-      }
-      return value.length
-    })
-    offsets(out, sizes)
-    element(out, elements, (index) => where(elementRows[index]!))
+    let total = 0
+    for (let row = 0; row < values.length; row++) {
+      const value = values[row]
+      if (value === undefined) continue
+      if (!Array.isArray(value)) refuse(where(row), value, type, typeMismatch)
+      total += (value as unknown[]).length
+    }
+    const elements = new Array<unknown>(total)
+    let end = 0
+    out.reserve(values.length * 8)
+    for (let row = 0; row < values.length; row++) {
+      const value = values[row] as unknown[] | undefined
+      if (value !== undefined)
+        for (let index = 0; index < value.length; index++) elements[end++] = value[index]
+      out.int64(end)
+    }
+    element(out, elements, (index) => where(rowOfElement(values, index)))
   }
 
 const stringColumn = scalarColumn(scalars.String!)
