@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync } from 'node:fs'
-import { unlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { type ClickHouseClient, createClient, drainStream } from '@clickhouse/client'
 import { type ChdbExtension, createChdbConnection } from 'chdb/connection'
+import { removeOrphanInsertFiles, withInsertFile } from './chdb-insert-files.ts'
 
 // One code path, two connections: a ClickHouse server over HTTP when CLICKHOUSE_URL is set,
 // else the embedded chDB engine on a local data directory (one owner process at a time).
@@ -42,6 +40,7 @@ export function createClickHouse(settings: ClickHouseSettings): ClickHouseClient
   }
   const path = resolve(settings.CLICKHOUSE_DATA_DIR)
   mkdirSync(path, { recursive: true })
+  removeOrphanInsertFiles()
   // chdb implements @clickhouse/client-common's Connection; @clickhouse/client 1.23.1 bundles an
   // identical copy of those types, which TypeScript sees as distinct: same shape at run time.
   const chdb = createChdbConnection({ path })
@@ -75,11 +74,6 @@ const settingsClause = (settings: Record<string, string | number>) =>
     )
     .join(', ')
 
-// chDB's Node binding hands raw inserts only text formats; a binary block reaches the engine as a
-// file it reads itself (INSERT ... FROM INFILE), in memory where /dev/shm exists, private to the user
-// and removed once the insert returns.
-const insertFileDir = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
-
 /**
  * INSERT ... FORMAT Native, the cheapest input for the engine: one call for both connections. The
  * settings hold for this insert only (a query-level SETTINGS clause, or the server's URL parameters).
@@ -88,15 +82,12 @@ export async function insertNativeBlock(client: ClickHouseClient, insert: Native
   const target = `${checkedIdentifier(insert.table)} (${insert.columns.map(checkedIdentifier).join(', ')})`
   const session = embeddedSessions.get(client)
   if (session) {
-    const file = join(insertFileDir, `va-insert-${process.pid}-${randomUUID()}.native`)
-    await writeFile(file, insert.block, { flag: 'wx', mode: 0o600 })
-    try {
-      const settings =
-        Object.keys(insert.settings).length > 0 ? ` SETTINGS ${settingsClause(insert.settings)}` : ''
-      await session.queryAsync(`INSERT INTO ${target} FROM INFILE ${quoted(file)}${settings} FORMAT Native`)
-    } finally {
-      await unlink(file).catch(() => {})
-    }
+    const settings =
+      Object.keys(insert.settings).length > 0 ? ` SETTINGS ${settingsClause(insert.settings)}` : ''
+    // chDB reads binary formats only from a file (chdb-insert-files.ts).
+    await withInsertFile(insert.block, (file) =>
+      session.queryAsync(`INSERT INTO ${target} FROM INFILE ${quoted(file)}${settings} FORMAT Native`),
+    )
     return
   }
   const result = await client.exec({

@@ -1,5 +1,8 @@
-import { readdirSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { insertFileDir } from '../../services/core/chdb-insert-files.ts'
 import { type ClickHouseClient, insertNativeBlock } from '../../services/core/clickhouse.ts'
 import { type NativeColumn, nativeBlockEncoder } from '../../services/core/clickhouse-native-format.ts'
 import { classifyClickHouseError } from '../../services/worker/clickhouse-errors.ts'
@@ -85,7 +88,7 @@ const rows = [
 ]
 const encode = nativeBlockEncoder('every_type', columns)
 const insertFiles = () =>
-  readdirSync('/dev/shm').filter((name) => name.startsWith(`va-insert-${process.pid}-`))
+  readdirSync(insertFileDir).filter((name) => name.startsWith(`va-insert-${process.pid}-`))
 
 describe('Native blocks into embedded chDB', () => {
   const data = tempDataDir('native-insert')
@@ -176,6 +179,18 @@ describe('Native blocks into embedded chDB', () => {
     const cut = encode(rows)
     await expect(insert('every-type-5', cut.subarray(0, cut.length - 5))).rejects.toThrow(/Native/)
     expect(insertFiles()).toEqual([])
+  })
+
+  it('removes, when an embedded client is made, the insert files of processes that were killed', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!
+    const orphan = `va-insert-${gone}-0f0f0f0f-0000-4000-8000-000000000000.native`
+    const ours = `va-insert-${process.pid}-0f0f0f0f-0000-4000-8000-000000000001.native`
+    for (const name of [orphan, ours]) writeFileSync(join(insertFileDir, name), 'block', { mode: 0o600 })
+    await embeddedClickHouse(data.dir).close()
+    const left = readdirSync(insertFileDir)
+    expect(left).not.toContain(orphan)
+    expect(left).toContain(ours)
+    rmSync(join(insertFileDir, ours))
   })
 
   it('fills a column some rows leave out with its DEFAULT expression, as for an omitted column', async () => {
