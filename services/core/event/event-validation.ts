@@ -1,6 +1,6 @@
 import type { ShapeType } from './event-schema.ts'
 import { eventShape, extraFieldsField } from './event-schema.ts'
-import { checkTimestamp } from './storable-timestamp.ts'
+import { timestampProblem } from './storable-timestamp.ts'
 
 // Checks a ConversationComplete payload against the schema: types of every field and the
 // formats the spec gives (UUIDs, ISO 8601 date-times). Unknown fields and unknown values of
@@ -43,11 +43,8 @@ function scalarProblem(value: unknown, type: ScalarType): string | undefined {
     case 'string':
       if (typeof value !== 'string') return `expected string, got ${describe(value)}`
       if (type.format === 'uuid') return uuidPattern.test(value) ? undefined : 'expected a UUID'
-      if (type.format === 'date-time') {
-        // The worker's definition too: what passes here is what ClickHouse can store.
-        const timestamp = checkTimestamp(value)
-        return timestamp.ok ? undefined : timestamp.problem
-      }
+      // The worker's definition too: what passes here is what ClickHouse can store.
+      if (type.format === 'date-time') return timestampProblem(value)
       return undefined
     case 'double':
     case 'long':
