@@ -1,6 +1,7 @@
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
 import { generateConversations } from '../../synthetic/conversation-generator.ts'
+import { wireEncoder } from '../event-codec.ts'
 import { compileAvroWriter } from './avro-event-writer.ts'
 import { toAvroRecord } from './event-record.ts'
 import { eventAvroSchema } from './event-schema.ts'
@@ -89,5 +90,17 @@ describe('compileAvroWriter on the event schema', () => {
       expect(() => type.toBuffer(record), field).toThrow()
       expect(() => writer.encode(record, Buffer.alloc(1 << 20), 0)).toThrow(/invalid/)
     }
+  })
+
+  it('serves the wire encoder: a record larger than its scratch, then a small one, framed right', () => {
+    const encode = wireEncoder(7, compileAvroWriter(eventAvroSchema))
+    const framed = (body: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), body])
+    const [large] = generateConversations({ count: 1, seed: 18, historyItems: 600 })
+    const [small] = generateConversations({ count: 1, seed: 19, historyItems: 2 })
+    const largeRecord = toAvroRecord(large!, ingest)
+    expect(type.toBuffer(largeRecord).length).toBeGreaterThan(64 * 1024)
+    expect(encode(largeRecord)).toEqual(framed(type.toBuffer(largeRecord)))
+    const smallRecord = toAvroRecord(small!, ingest)
+    expect(encode(smallRecord)).toEqual(framed(type.toBuffer(smallRecord)))
   })
 })
