@@ -103,4 +103,18 @@ describe('compileAvroWriter on the event schema', () => {
     const smallRecord = toAvroRecord(small!, ingest)
     expect(encode(smallRecord)).toEqual(framed(type.toBuffer(smallRecord)))
   })
+
+  // avsc writes a lone surrogate in a string of up to 64 bytes as CESU bytes that decode to other
+  // text ('a\ud800b' came back as two replacement characters and 'b'); longer strings, and all of
+  // ours, carry U+FFFD, valid UTF-8, as Buffer does.
+  it('writes a lone surrogate as U+FFFD whatever the string length', () => {
+    const [event] = generateConversations({ count: 1, seed: 20, historyItems: 1 })
+    const record = toAvroRecord(event!, ingest)
+    const data = record.data as Record<string, unknown>
+    for (const name of ['a\ud800b', `${'x'.repeat(70)}\udc00`]) {
+      data.agent_name = name
+      const decoded = type.fromBuffer(written(record)) as { data: { agent_name: string } }
+      expect(decoded.data.agent_name).toBe(name.replace(/[\ud800-\udfff]/, '\ufffd'))
+    }
+  })
 })
