@@ -7,6 +7,9 @@ import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 // environment against the shared stack.
 export const benchSecret = 'bench-secret-0123456789abcdef'
 export const benchConnections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+/** BENCH_RATE: a fixed offered load (requests/s) instead of as fast as the ingress answers, so an
+ *  A/B on a busy machine compares CPU per event at the same rate and batch sizes. */
+const benchRate = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined
 export const benchBodies = generateConversations({ count: 500, seed: 99, historyItems: 40 }).map((event) =>
   JSON.stringify(event),
 )
@@ -28,6 +31,7 @@ export function postConversations(port: number, seconds: number) {
     url: `http://127.0.0.1:${port}/webhooks/conversation-complete?token=${benchSecret}`,
     connections: benchConnections,
     duration: seconds,
+    ...(benchRate ? { overallRate: benchRate } : {}),
     requests: benchBodies.map((body) => ({
       method: 'POST',
       body,

@@ -46,7 +46,7 @@ const libraries: Array<[RegExp, string]> = [
   [/pino/, 'pino'],
   [/prom-client/, 'prom-client'],
   [/event-validation|storable-timestamp/, 'ours: validate + map walk'],
-  [/event-codec/, 'ours: wire encoder'],
+  [/event-codec|avro-event-writer/, 'ours: Avro writer + wire encoder'],
   [/json-body/, 'ours: json-body (UTF-8 decode, JSON.parse)'],
   [/\/services\//, 'ours: other'],
 ]

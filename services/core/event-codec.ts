@@ -1,4 +1,5 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry'
+import { compileAvroWriter } from './event/avro-event-writer.ts'
 import type { AvroRecord } from './event/event-record.ts'
 import { eventAvroSchema } from './event/event-schema.ts'
 import { conversationCompleteSubject } from './topics.ts'
@@ -37,7 +38,7 @@ export function createSchemaRegistry(
   })
 }
 
-/** The avsc type's writer into a buffer at a position (the registry client types only toBuffer). */
+/** A writer into a buffer at a position: avsc's Type.encode contract (compileAvroWriter keeps it). */
 interface AvroWriter {
   encode(value: unknown, buffer: Buffer, position: number): number
 }
@@ -45,7 +46,7 @@ interface AvroWriter {
 const wireHeaderBytes = 5 // magic byte 0, then the schema id as a big-endian int32
 
 /**
- * Encodes in the Confluent wire format with the writer schema fetched once: the record is
+ * Encodes in the Confluent wire format with a writer compiled once: the record is
  * written once, after the header, into a scratch buffer that grows to the largest record seen,
  * and copied out once. (The registry client's encode writes a record larger than avsc's 1 KB
  * scratch twice, to learn its size, and then copies it again to prepend the header.)
@@ -74,7 +75,8 @@ export async function createEventCodec(registry: SchemaRegistry): Promise<EventC
     { type: SchemaType.AVRO, schema: JSON.stringify(eventAvroSchema) },
     { subject: conversationCompleteSubject, compatibility: COMPATIBILITY.BACKWARD },
   )
-  const encode = wireEncoder(id, (await registry.getSchema(id)) as unknown as AvroWriter)
+  // Our compiled writer of the schema just registered under `id` (the bytes avsc would write).
+  const encode = wireEncoder(id, compileAvroWriter(eventAvroSchema))
   return {
     schemaId: id,
     encode: async (record) => encode(record),

@@ -76,7 +76,9 @@ const recordOverheadBytes = 128
 export function messageBytes(message: OutgoingMessage): number {
   let bytes = message.value.length + recordOverheadBytes
   if (message.key !== null) bytes += Buffer.byteLength(message.key)
-  for (const [name, value] of Object.entries(message.headers ?? {})) {
+  const headers = message.headers
+  if (headers === undefined) return bytes // a conversation: no headers, nothing more to add up
+  for (const [name, value] of Object.entries(headers)) {
     bytes += Buffer.byteLength(name)
     if (Buffer.isBuffer(value)) bytes += value.length
     else if (typeof value === 'string') bytes += Buffer.byteLength(value)

@@ -1,6 +1,6 @@
 import type { ShapeType } from './event-schema.ts'
 import { eventShape, extraFieldsField } from './event-schema.ts'
-import { checkTimestamp } from './storable-timestamp.ts'
+import { timestampProblem } from './storable-timestamp.ts'
 
 // Checks a ConversationComplete payload against the schema: types of every field and the
 // formats the spec gives (UUIDs, ISO 8601 date-times). Unknown fields and unknown values of
@@ -43,11 +43,8 @@ function scalarProblem(value: unknown, type: ScalarType): string | undefined {
     case 'string':
       if (typeof value !== 'string') return `expected string, got ${describe(value)}`
       if (type.format === 'uuid') return uuidPattern.test(value) ? undefined : 'expected a UUID'
-      if (type.format === 'date-time') {
-        // The worker's definition too: what passes here is what ClickHouse can store.
-        const timestamp = checkTimestamp(value)
-        return timestamp.ok ? undefined : timestamp.problem
-      }
+      // The worker's definition too: what passes here is what ClickHouse can store.
+      if (type.format === 'date-time') return timestampProblem(value)
       return undefined
     case 'double':
     case 'long':
@@ -59,7 +56,33 @@ function scalarProblem(value: unknown, type: ScalarType): string | undefined {
   }
 }
 
-const fieldPath = (path: string, name: string) => (path ? `${path}.${name}` : name)
+// Paths are spelt out only on a second walk of an event that has problems: the first walk of
+// every event builds no path strings (for each history item and nested record, they cost more
+// than checking it). The walk is synchronous, so a flag of the module is enough.
+let spellPaths = false
+const fieldPath = (path: string, name: string) => (!spellPaths ? '' : path ? `${path}.${name}` : name)
+const itemPath = (path: string, index: number) => (spellPaths ? `${path}[${index}]` : '')
+const keyPath = (path: string, key: string) => (spellPaths ? `${path}.${key}` : '')
+
+// Unknown fields are noticed by counting keys (no key array per object), which needs the field
+// names to be absent from Object.prototype (a `value[name]` could read them from there).
+function assertNoPrototypeNames(type: ShapeType): void {
+  if (type.kind === 'array') assertNoPrototypeNames(type.items)
+  if (type.kind === 'map') assertNoPrototypeNames(type.values)
+  if (type.kind !== 'record') return
+  for (const field of type.fields) {
+    if (field.name in Object.prototype) throw new Error(`schema field ${field.name} shadows Object.prototype`)
+    assertNoPrototypeNames(field.type)
+  }
+}
+assertNoPrototypeNames(eventShape)
+
+/** How many own enumerable keys an object has, without allocating their array. */
+function keyCount(value: object): number {
+  let count = 0
+  for (const key in value) if (Object.hasOwn(value, key)) count++
+  return count
+}
 
 /**
  * Checks `value` against `type`, pushing each misfit to `problems`, and returns its Avro form
@@ -84,13 +107,13 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
       if (isScalar(items)) {
         for (let index = 0; index < value.length; index++) {
           const problem = scalarProblem(value[index], items)
-          if (problem !== undefined) problems.push({ path: `${path}[${index}]`, problem })
+          if (problem !== undefined) problems.push({ path: itemPath(path, index), problem })
         }
         return value
       }
       const mapped = new Array<unknown>(value.length)
       for (let index = 0; index < value.length; index++)
-        mapped[index] = check(value[index], items, `${path}[${index}]`, problems)
+        mapped[index] = check(value[index], items, itemPath(path, index), problems)
       return mapped
     }
     case 'map': {
@@ -102,13 +125,13 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
       if (isScalar(values)) {
         for (const key of Object.keys(value)) {
           const problem = scalarProblem(value[key], values)
-          if (problem !== undefined) problems.push({ path: `${path}.${key}`, problem })
+          if (problem !== undefined) problems.push({ path: keyPath(path, key), problem })
         }
         return value
       }
       const mapped: Record<string, unknown> = {}
       for (const key of Object.keys(value))
-        mapped[key] = check(value[key], values, `${path}.${key}`, problems)
+        mapped[key] = check(value[key], values, keyPath(path, key), problems)
       return mapped
     }
     case 'record': {
@@ -117,16 +140,26 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
         return value
       }
       const record: Record<string, unknown> = {}
+      let present = 0 // known fields the object has as own keys (null included)
       for (const field of type.fields) {
         const fieldValue = value[field.name]
         if (fieldValue === undefined || fieldValue === null) {
+          if (fieldValue === null) present++
           if (!field.optional) problems.push({ path: fieldPath(path, field.name), problem: 'required' })
           record[field.name] = null
-        } else if (isScalar(field.type)) {
+          continue
+        }
+        present++
+        if (isScalar(field.type)) {
           const problem = scalarProblem(fieldValue, field.type)
           if (problem !== undefined) problems.push({ path: fieldPath(path, field.name), problem })
           record[field.name] = fieldValue
         } else record[field.name] = check(fieldValue, field.type, fieldPath(path, field.name), problems)
+      }
+      // Every own key is a known field: nothing to carry (the common case, decided by a count).
+      if (keyCount(value) === present) {
+        record[extraFieldsField] = null
+        return record
       }
       let extra: Record<string, unknown> | undefined
       let tooDeep = false
@@ -157,7 +190,16 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
 export function validateToAvro(payload: unknown): { problems: Problem[]; record: Record<string, unknown> } {
   const problems: Problem[] = []
   const record = check(payload, eventShape, '', problems) as Record<string, unknown>
-  return { problems, record }
+  if (problems.length === 0) return { problems, record }
+  // A misfit: walked again, spelling out where each problem is.
+  const located: Problem[] = []
+  spellPaths = true
+  try {
+    check(payload, eventShape, '', located)
+  } finally {
+    spellPaths = false
+  }
+  return { problems: located, record }
 }
 
 /** Every way a ConversationComplete payload misfits the schema; empty when it fits. */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { checkTimestamp, earliestStorableMs, latestStorableMs } from './storable-timestamp.ts'
+import {
+  checkTimestamp,
+  checkTimestampFully,
+  commonFormEpochMs,
+  earliestStorableMs,
+  latestStorableMs,
+  timestampProblem,
+} from './storable-timestamp.ts'
 
 // Every edge of the one timestamp definition the ingress and the worker share.
 const ms = (iso: string) => new Date(iso).getTime()
@@ -83,4 +90,79 @@ describe('checkTimestamp refuses, naming the problem', () => {
     ['2299-12-31T23:59:59-00:01', range],
     ['9999-12-31T23:59:59Z', range],
   ])('%s', (text, problem) => expect(checkTimestamp(text)).toEqual({ ok: false, problem }))
+})
+
+// The common form is decided without the regular expression; these hold that path to the
+// full check's answers, on the forms it takes and on every near miss of them.
+describe('the common-form path', () => {
+  it.each([
+    '2026-03-01T10:00:00Z',
+    '2026-03-01t10:00:00z',
+    '2026-03-01 10:00:00.5Z',
+    '2026-03-01T10:00:00.123Z',
+    '2026-03-01T10:00:00.123456789+02:00',
+    '2024-02-29T23:59:59.999-23:59',
+    '1901-01-01T00:00:00+23:59',
+    '2298-12-31T23:59:59.999-23:59',
+  ])('decides %s itself, as the full check does', (text) => {
+    const epochMs = commonFormEpochMs(text, true)
+    expect(epochMs).not.toBeNaN()
+    expect(checkTimestampFully(text)).toEqual({ ok: true, epochMs })
+    expect(checkTimestamp(text)).toEqual({ ok: true, epochMs })
+    expect(timestampProblem(text)).toBeUndefined()
+  })
+
+  it.each([
+    '2026-03-01T10:00Z', // no seconds
+    '2026-03-01T10:00:00+0200', // offset without a colon
+    '1900-06-01T00:00:00Z', // a year near the range's ends
+    '2299-06-01T00:00:00Z',
+  ])('leaves %s, another accepted form, to the full check', (text) => {
+    expect(commonFormEpochMs(text, true)).toBeNaN()
+    expect(checkTimestamp(text).ok).toBe(true)
+  })
+
+  // Every one-character change of common-form timestamps, every length cut, plus days across
+  // the months and years: the answers (epoch or problem) are the full check's.
+  const seeds = [
+    '2026-03-01T10:00:00Z',
+    '2024-02-29T23:59:59.999+23:59',
+    '2000-12-31T00:00:00.123456789-00:30',
+    '1901-01-01T00:00:00.1+00:00',
+    '2298-12-31T23:59:59Z',
+  ]
+  const replacements = '0123456789-+:.TtZz x/\u0661'
+  const variants = new Set<string>()
+  for (const seed of seeds) {
+    for (let at = 0; at <= seed.length; at++) {
+      variants.add(seed.slice(0, at))
+      variants.add(seed.slice(0, at) + seed.slice(at + 1))
+      for (const character of replacements) {
+        variants.add(seed.slice(0, at) + character + seed.slice(at + 1))
+        variants.add(seed.slice(0, at) + character + seed.slice(at))
+      }
+    }
+  }
+  for (let year = 1899; year <= 2301; year += 7)
+    for (let month = 0; month <= 13; month++)
+      for (const day of [0, 1, 28, 29, 30, 31, 32])
+        variants.add(
+          `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T12:00:00.5-11:30`,
+        )
+
+  it(`answers as the full check on ${variants.size} near misses`, () => {
+    let decidedByCommonForm = 0
+    for (const text of variants) {
+      const full = checkTimestampFully(text)
+      if (!Number.isNaN(commonFormEpochMs(text, true))) decidedByCommonForm++
+      expect({ text, check: checkTimestamp(text) }).toEqual({ text, check: full })
+      expect({ text, problem: timestampProblem(text) }).toEqual({
+        text,
+        problem: full.ok ? undefined : full.problem,
+      })
+    }
+    // Both paths were exercised.
+    expect(decidedByCommonForm).toBeGreaterThan(1000)
+    expect(decidedByCommonForm).toBeLessThan(variants.size - 1000)
+  })
 })
