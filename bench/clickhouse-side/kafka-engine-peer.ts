@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClickHouse } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { clickhouseSideStatements } from './clickhouse-side-sql.ts'
+
+// The peer a user would pick instead of the worker (#12): ClickHouse's own Kafka engine in chDB,
+// reading TOPIC with kafka_format = 'AvroConfluent' into a fresh database migrated with the
+// project's migrations, flattened by the views of views.sql. No code of ours on the path. Run in
+// a process of its own by bench/worker-bench.ts: prints one JSON line once the conversations
+// table holds TOTAL rows (conversations/s from the Kafka table's creation, CPU of this process),
+// then waits for SIGTERM so the bench can read its peak RSS.
+const total = Number(process.env.TOTAL)
+const maxBlockSize = Number(process.env.KAFKA_MAX_BLOCK_SIZE ?? 1000)
+const flushIntervalMs = Number(process.env.KAFKA_FLUSH_INTERVAL_MS ?? 500)
+const database = 'voice_analytics'
+const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-kafka-engine-'))
+const clickhouse = createClickHouse({
+  CLICKHOUSE_DATA_DIR: dataDir,
+  CLICKHOUSE_USER: 'default',
+  CLICKHOUSE_PASSWORD: '',
+})
+const cleanUp = async () => {
+  await clickhouse.close().catch(() => {})
+  rmSync(dataDir, { recursive: true, force: true })
+}
+process.once('SIGTERM', () => void cleanUp().then(() => process.exit(0)))
+
+async function count(table: string): Promise<number> {
+  const result = await clickhouse.query({
+    query: `SELECT count() AS n FROM ${database}.${table}`,
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  const [row] = await result.json<{ n: number }>()
+  return row!.n
+}
+
+try {
+  await runMigrations(clickhouse, database)
+  const statements = clickhouseSideStatements(database, {
+    kind: 'kafka',
+    brokers: process.env.KAFKA_BROKERS!,
+    topic: process.env.TOPIC!,
+    group: `bench-kafka-engine-${Date.now()}`,
+    registryUrl: process.env.SCHEMA_REGISTRY_URL!,
+    maxBlockSize,
+    flushIntervalMs,
+  })
+  // The landing (Kafka) table first: it consumes only once a view is attached to it, so the clock
+  // starts just before the last view (all views attach within a few ms).
+  const cpuBefore = process.cpuUsage()
+  let started = 0
+  for (const [index, statement] of statements.entries()) {
+    if (index === statements.length - 1) started = performance.now()
+    await clickhouse.command({ query: statement })
+  }
+  let stored = 0
+  const deadline = Date.now() + 30 * 60_000
+  while (stored < total) {
+    if (Date.now() > deadline) throw new Error(`only ${stored} of ${total} conversations after 30 min`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    stored = await count('conversations')
+  }
+  const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuBefore)
+  const items = await count('conversation_items')
+  process.stdout.write(
+    `${JSON.stringify({ conversations: stored, items, seconds, perSecond: stored / seconds, itemsPerSecond: items / seconds, cpuMsPerConversation: (cpu.user + cpu.system) / 1000 / stored })}\n`,
+  )
+} catch (error) {
+  process.stderr.write(`kafka engine peer failed: ${(error as Error).stack}\n`)
+  await cleanUp()
+  process.exit(1)
+}

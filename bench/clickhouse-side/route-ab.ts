@@ -1,0 +1,136 @@
+import { rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { createClickHouse } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import type { AvroRecord } from '../../services/core/event/event-record.ts'
+import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
+import type { KafkaMessage } from '../../services/core/kafka.ts'
+import { messageRows, mergeRows } from '../../services/worker/batch-rows.ts'
+import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { insertToken } from '../../services/worker/insert-token.ts'
+import { tableNames } from '../../services/worker/table-rows.ts'
+import { offsetRanges } from '../../services/worker/write-split.ts'
+import { schemaRegistryUrl } from '../../test/stack/servers.ts'
+import { machineLine } from '../bench-process.ts'
+import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
+import { conversationPool, messageBytes } from './message-bytes.ts'
+
+// The ClickHouse-side route against the worker's current JS route, in one process and one run
+// (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
+// (JS, SQL, SQL, JS, ...), each into a fresh database of its own on one embedded chDB:
+//  - JS: the worker's own public functions — registry decode, messageRows (the transform),
+//    mergeRows, the insert token, insertTableRows with a second session for the items, as the
+//    worker writes; whatever insert format clickhouse-insert.ts uses, this measures it. Not
+//    included: the worker's read of stored conversations for re-delivery tombstones (one query
+//    per write) and Kafka itself.
+//  - SQL: the batch's message bytes, concatenated, written to /dev/shm and
+//    `INSERT INTO conversation_landing FROM INFILE … FORMAT AvroConfluent`, flattened by the views
+//    of views.sql (no decode in JS at all).
+// Prints process CPU ms per conversation for each (process.cpuUsage: the engine's threads, its
+// background merges included, count for whichever route runs), wall time, and the rows each route
+// stored per table (they must agree where views.sql says the SQL is exact).
+// BENCH_CONVERSATIONS (default 4000), BENCH_BATCH (default 500, about the worker's write size).
+const total = Number(process.env.BENCH_CONVERSATIONS ?? 4000)
+const batchSize = Number(process.env.BENCH_BATCH ?? 500)
+const registryUrl = schemaRegistryUrl()
+const dataDir = `/dev/shm/va-route-ab-${process.pid}`
+const infile = `/dev/shm/va-route-ab-${process.pid}.avro`
+const topic = 'route-ab'
+
+const codec = await createEventCodec(createSchemaRegistry(registryUrl))
+const registry = createSchemaRegistry(registryUrl)
+const pool = conversationPool()
+const batches: Buffer[][] = []
+for (let start = 0; start < total; start += batchSize) {
+  const size = Math.min(batchSize, total - start)
+  batches.push(await Promise.all(Array.from({ length: size }, (_, i) => messageBytes(codec, pool.event(start + i)))))
+}
+
+const client = createClickHouse({ CLICKHOUSE_DATA_DIR: dataDir, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' })
+const itemsClient = createClickHouse({
+  CLICKHOUSE_DATA_DIR: dataDir,
+  CLICKHOUSE_USER: 'default',
+  CLICKHOUSE_PASSWORD: '',
+})
+const databases = { js: 'route_js', sql: 'route_sql' } as const
+await runMigrations(client, databases.js)
+await runMigrations(client, databases.sql)
+for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert' }))
+  await client.command({ query: statement })
+
+let offset = 0
+async function jsRoute(values: Buffer[]): Promise<void> {
+  const now = Date.now()
+  const decoded: { message: KafkaMessage; record: AvroRecord }[] = []
+  for (const value of values) {
+    const message = { key: null, value, timestamp: String(now), offset: String(offset++), attributes: 0 }
+    decoded.push({ message: message as unknown as KafkaMessage, record: (await registry.decode(value)) as AvroRecord })
+  }
+  const { entries, poison } = messageRows(topic, 0, decoded)
+  if (poison.length > 0) throw new Error(`${poison.length} conversations did not transform: ${poison[0]!.error}`)
+  await insertTableRows(client, databases.js, mergeRows(entries), insertToken(offsetRanges(entries)), itemsClient)
+}
+
+let sqlBatch = 0
+async function sqlRoute(values: Buffer[]): Promise<void> {
+  writeFileSync(infile, Buffer.concat(values))
+  await client.command({ query: landingInsert(databases.sql, infile, registryUrl, `route-ab-${sqlBatch++}`) })
+}
+
+const routes = { js: jsRoute, sql: sqlRoute }
+const spent = { js: { cpuMs: 0, wallMs: 0, conversations: 0 }, sql: { cpuMs: 0, wallMs: 0, conversations: 0 } }
+const loadBefore = loadavg()[0]!
+// Warm-up (registry schema cache, first parts), not counted: one small batch each.
+await jsRoute(batches[0]!.slice(0, 10))
+await sqlRoute(batches[0]!.slice(0, 10))
+for (const [index, values] of batches.entries()) {
+  // A B B A: neither route always runs first in a pair (merges of the other's parts, caches).
+  const order: Array<keyof typeof routes> = index % 2 === 0 ? ['js', 'sql'] : ['sql', 'js']
+  for (const name of order) {
+    const cpu = process.cpuUsage()
+    const started = performance.now()
+    await routes[name](values)
+    spent[name].wallMs += performance.now() - started
+    const used = process.cpuUsage(cpu)
+    spent[name].cpuMs += (used.user + used.system) / 1000
+    spent[name].conversations += values.length
+  }
+}
+
+async function counts(database: string): Promise<Record<string, number>> {
+  const result: Record<string, number> = {}
+  for (const table of [...tableNames.filter((name) => name !== 'agent_latency_feed'), 'agent_latency_minute']) {
+    const answer = await client.query({
+      query: `SELECT count() AS n FROM ${database}.${table} FINAL`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+    result[table] = (await answer.json<{ n: number }>())[0]!.n
+  }
+  return result
+}
+const stored = { js: await counts(databases.js), sql: await counts(databases.sql) }
+await itemsClient.close()
+await client.close()
+rmSync(dataDir, { recursive: true, force: true })
+rmSync(infile, { force: true })
+
+const perConversation = (name: keyof typeof spent) => spent[name].cpuMs / spent[name].conversations
+const lines = [
+  `### Route A/B ${new Date().toISOString()} — ${machineLine()}`,
+  `bench/clickhouse-side/route-ab.ts: ${total} conversations in batches of ${batchSize}, alternating; load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}`,
+  '',
+  '| route | CPU ms per conversation | wall ms per conversation | conversations/s (one process, wall) |',
+  '|---|---|---|---|',
+  ...(['js', 'sql'] as const).map(
+    (name) =>
+      `| ${name === 'js' ? 'JS: decode + transform + insertTableRows (the worker’s functions)' : 'SQL: message bytes → FROM INFILE FORMAT AvroConfluent → views'} | ${perConversation(name).toFixed(3)} | ${(spent[name].wallMs / spent[name].conversations).toFixed(3)} | ${((1000 * spent[name].conversations) / spent[name].wallMs).toFixed(0)} |`,
+  ),
+  `| JS / SQL CPU | ${(perConversation('js') / perConversation('sql')).toFixed(2)} | | |`,
+  '',
+  '| table (rows, FINAL) | JS route | SQL route |',
+  '|---|---|---|',
+  ...Object.keys(stored.js).map((table) => `| ${table} | ${stored.js[table]} | ${stored.sql[table]} |`),
+  '',
+]
+console.log(lines.join('\n'))
