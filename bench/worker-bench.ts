@@ -25,7 +25,8 @@ import { cpuSeconds } from './process-cpu.ts'
 //     the views of bench/clickhouse-side/views.sql into a fresh database migrated with the
 //     project's migrations, kafka_max_block_size = 1000, kafka_flush_interval_ms = 500, the best
 //     settings measured in issue #12) on the same backlog: conversations/s until its
-//     conversations table holds the backlog, CPU per conversation, peak RSS;
+//     conversations table holds the backlog (and its items table every item: the views of one
+//     block run one after another), CPU per conversation, peak RSS;
 //  4. freshness at 50 and at 500 events/s (BENCH_FRESHNESS_RATES), each with a fresh worker and
 //     topic: publish -> queryable, p50/p99, and the worker's peak RSS under that load. `received_at`
 //     is stamped when the bench encodes the event (where the ingress would accept it); `inserted_at`
@@ -59,6 +60,11 @@ const kafkaEnginePeer = fileURLToPath(new URL('./clickhouse-side/kafka-engine-pe
 const pool = [...conversationStream({ count: 4000, seed: 2024, historyItems: 40 })]
 const itemsPerConversation =
   pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length
+/** History items of the backlog's conversations: the peer is done when it stored them all. */
+const backlogItems = Array.from(
+  { length: total },
+  (_, index) => pool[index % pool.length]!.data.history?.length ?? 0,
+).reduce((sum, items) => sum + items, 0)
 const copy = (index: number): ConversationCompleteEvent => {
   const event = pool[index % pool.length]!
   return { ...event, data: { ...event.data, session_id: randomUUID() } }
@@ -163,6 +169,7 @@ async function measureKafkaEngine(topic: string) {
   const service = startService(kafkaEnginePeer, {
     TOPIC: topic,
     TOTAL: String(total),
+    TOTAL_ITEMS: String(backlogItems),
     KAFKA_BROKERS: kafkaBrokers(),
     SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
   })

@@ -9,9 +9,11 @@ import { clickhouseSideStatements } from './clickhouse-side-sql.ts'
 // reading TOPIC with kafka_format = 'AvroConfluent' into a fresh database migrated with the
 // project's migrations, flattened by the views of views.sql. No code of ours on the path. Run in
 // a process of its own by bench/worker-bench.ts: prints one JSON line once the conversations
-// table holds TOTAL rows (conversations/s from the Kafka table's creation, CPU of this process),
+// table holds TOTAL rows and the items table TOTAL_ITEMS (conversations/s from the moment the
+// Kafka table is read, CPU of this process),
 // then waits for SIGTERM so the bench can read its peak RSS.
 const total = Number(process.env.TOTAL)
+const totalItems = Number(process.env.TOTAL_ITEMS ?? 0)
 const maxBlockSize = Number(process.env.KAFKA_MAX_BLOCK_SIZE ?? 1000)
 const flushIntervalMs = Number(process.env.KAFKA_FLUSH_INTERVAL_MS ?? 500)
 const database = 'voice_analytics'
@@ -57,15 +59,21 @@ try {
     await clickhouse.command({ query: statement })
   }
   let stored = 0
+  let items = 0
   const deadline = Date.now() + 30 * 60_000
-  while (stored < total) {
-    if (Date.now() > deadline) throw new Error(`only ${stored} of ${total} conversations after 30 min`)
+  // The views of one block run one after another: the conversations may be there before the
+  // items of the same block, so both counts are awaited.
+  while (stored < total || items < totalItems) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${stored} of ${total} conversations, ${items} of ${totalItems} items after 30 min`,
+      )
     await new Promise((resolve) => setTimeout(resolve, 100))
     stored = await count('conversations')
+    if (stored >= total) items = await count('conversation_items')
   }
   const seconds = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpuBefore)
-  const items = await count('conversation_items')
   process.stdout.write(
     `${JSON.stringify({ conversations: stored, items, seconds, perSecond: stored / seconds, itemsPerSecond: items / seconds, cpuMsPerConversation: (cpu.user + cpu.system) / 1000 / stored })}\n`,
   )

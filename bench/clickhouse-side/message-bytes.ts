@@ -16,7 +16,8 @@ export interface ConversationPool {
 export function conversationPool(size = 4000, seed = 2024): ConversationPool {
   const pool = [...conversationStream({ count: size, seed, historyItems: 40 })]
   return {
-    itemsPerConversation: pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length,
+    itemsPerConversation:
+      pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length,
     event: (index) => {
       const event = pool[index % pool.length]!
       return { ...event, data: { ...event.data, session_id: randomUUID() } }

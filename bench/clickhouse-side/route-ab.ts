@@ -5,7 +5,7 @@ import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import type { AvroRecord } from '../../services/core/event/event-record.ts'
 import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
 import type { KafkaMessage } from '../../services/core/kafka.ts'
-import { messageRows, mergeRows } from '../../services/worker/batch-rows.ts'
+import { mergeRows, messageRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { insertToken } from '../../services/worker/insert-token.ts'
 import { tableNames } from '../../services/worker/table-rows.ts'
@@ -27,8 +27,9 @@ import { conversationPool, messageBytes } from './message-bytes.ts'
 //    `INSERT INTO conversation_landing FROM INFILE … FORMAT AvroConfluent`, flattened by the views
 //    of views.sql (no decode in JS at all).
 // Prints process CPU ms per conversation for each (process.cpuUsage: the engine's threads, its
-// background merges included, count for whichever route runs), wall time, and the rows each route
-// stored per table (they must agree where views.sql says the SQL is exact).
+// background merges included, count for whichever route runs), wall time, the rows each route
+// stored per table, and how many rows differ in any column (where views.sql says the SQL is exact,
+// none should).
 // BENCH_CONVERSATIONS (default 4000), BENCH_BATCH (default 500, about the worker's write size).
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 4000)
 const batchSize = Number(process.env.BENCH_BATCH ?? 500)
@@ -43,10 +44,16 @@ const pool = conversationPool()
 const batches: Buffer[][] = []
 for (let start = 0; start < total; start += batchSize) {
   const size = Math.min(batchSize, total - start)
-  batches.push(await Promise.all(Array.from({ length: size }, (_, i) => messageBytes(codec, pool.event(start + i)))))
+  batches.push(
+    await Promise.all(Array.from({ length: size }, (_, i) => messageBytes(codec, pool.event(start + i)))),
+  )
 }
 
-const client = createClickHouse({ CLICKHOUSE_DATA_DIR: dataDir, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' })
+const client = createClickHouse({
+  CLICKHOUSE_DATA_DIR: dataDir,
+  CLICKHOUSE_USER: 'default',
+  CLICKHOUSE_PASSWORD: '',
+})
 const itemsClient = createClickHouse({
   CLICKHOUSE_DATA_DIR: dataDir,
   CLICKHOUSE_USER: 'default',
@@ -64,11 +71,21 @@ async function jsRoute(values: Buffer[]): Promise<void> {
   const decoded: { message: KafkaMessage; record: AvroRecord }[] = []
   for (const value of values) {
     const message = { key: null, value, timestamp: String(now), offset: String(offset++), attributes: 0 }
-    decoded.push({ message: message as unknown as KafkaMessage, record: (await registry.decode(value)) as AvroRecord })
+    decoded.push({
+      message: message as unknown as KafkaMessage,
+      record: (await registry.decode(value)) as AvroRecord,
+    })
   }
   const { entries, poison } = messageRows(topic, 0, decoded)
-  if (poison.length > 0) throw new Error(`${poison.length} conversations did not transform: ${poison[0]!.error}`)
-  await insertTableRows(client, databases.js, mergeRows(entries), insertToken(offsetRanges(entries)), itemsClient)
+  if (poison.length > 0)
+    throw new Error(`${poison.length} conversations did not transform: ${poison[0]!.error}`)
+  await insertTableRows(
+    client,
+    databases.js,
+    mergeRows(entries),
+    insertToken(offsetRanges(entries)),
+    itemsClient,
+  )
 }
 
 let sqlBatch = 0
@@ -78,7 +95,10 @@ async function sqlRoute(values: Buffer[]): Promise<void> {
 }
 
 const routes = { js: jsRoute, sql: sqlRoute }
-const spent = { js: { cpuMs: 0, wallMs: 0, conversations: 0 }, sql: { cpuMs: 0, wallMs: 0, conversations: 0 } }
+const spent = {
+  js: { cpuMs: 0, wallMs: 0, conversations: 0 },
+  sql: { cpuMs: 0, wallMs: 0, conversations: 0 },
+}
 const loadBefore = loadavg()[0]!
 // Warm-up (registry schema cache, first parts), not counted: one small batch each.
 await jsRoute(batches[0]!.slice(0, 10))
@@ -99,7 +119,10 @@ for (const [index, values] of batches.entries()) {
 
 async function counts(database: string): Promise<Record<string, number>> {
   const result: Record<string, number> = {}
-  for (const table of [...tableNames.filter((name) => name !== 'agent_latency_feed'), 'agent_latency_minute']) {
+  for (const table of [
+    ...tableNames.filter((name) => name !== 'agent_latency_feed'),
+    'agent_latency_minute',
+  ]) {
     const answer = await client.query({
       query: `SELECT count() AS n FROM ${database}.${table} FINAL`,
       format: 'JSONEachRow',
@@ -109,7 +132,33 @@ async function counts(database: string): Promise<Record<string, number>> {
   }
   return result
 }
+/**
+ * Rows of `table` one route stored and the other did not, every column compared except the Kafka
+ * coordinates (not in the bytes), inserted_at and the rollup's t-digest states (compared through
+ * their counts, sums and maxima).
+ */
+async function differingRows(table: string): Promise<{ onlyJs: number; onlySql: number }> {
+  const columns = await client.query({
+    query: `SELECT name FROM system.columns WHERE database = '${databases.js}' AND table = '${table}'
+      AND name NOT IN ('kafka_topic', 'kafka_partition', 'kafka_offset', 'inserted_at')
+      AND type NOT LIKE 'AggregateFunction%' ORDER BY position`,
+    format: 'JSONEachRow',
+  })
+  const names = (await columns.json<{ name: string }>()).map((row) => row.name).join(', ')
+  const only = async (from: string, other: string) => {
+    const answer = await client.query({
+      query: `SELECT count() AS n FROM (SELECT ${names} FROM ${from}.${table} FINAL
+        EXCEPT SELECT ${names} FROM ${other}.${table} FINAL)`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+    return (await answer.json<{ n: number }>())[0]!.n
+  }
+  return { onlyJs: await only(databases.js, databases.sql), onlySql: await only(databases.sql, databases.js) }
+}
 const stored = { js: await counts(databases.js), sql: await counts(databases.sql) }
+const differing: Record<string, { onlyJs: number; onlySql: number }> = {}
+for (const table of Object.keys(stored.js)) differing[table] = await differingRows(table)
 await itemsClient.close()
 await client.close()
 rmSync(dataDir, { recursive: true, force: true })
@@ -128,9 +177,12 @@ const lines = [
   ),
   `| JS / SQL CPU | ${(perConversation('js') / perConversation('sql')).toFixed(2)} | | |`,
   '',
-  '| table (rows, FINAL) | JS route | SQL route |',
-  '|---|---|---|',
-  ...Object.keys(stored.js).map((table) => `| ${table} | ${stored.js[table]} | ${stored.sql[table]} |`),
+  '| table (rows, FINAL) | JS route | SQL route | rows only the JS route stored / only the SQL route stored |',
+  '|---|---|---|---|',
+  ...Object.keys(stored.js).map(
+    (table) =>
+      `| ${table} | ${stored.js[table]} | ${stored.sql[table]} | ${differing[table]!.onlyJs} / ${differing[table]!.onlySql} |`,
+  ),
   '',
 ]
 console.log(lines.join('\n'))
