@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { createClickHouse } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
 import type { AvroRecord } from '../../services/core/event/event-record.ts'
 import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
 import type { KafkaMessage } from '../../services/core/kafka.ts'
@@ -10,6 +12,8 @@ import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { insertToken } from '../../services/worker/insert-token.ts'
 import { tableNames } from '../../services/worker/table-rows.ts'
 import { offsetRanges } from '../../services/worker/write-split.ts'
+import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
+import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
 import { machineLine } from '../bench-process.ts'
 import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
@@ -31,8 +35,39 @@ import { conversationPool, messageBytes } from './message-bytes.ts'
 // stored per table, and how many rows differ in any column (where views.sql says the SQL is exact,
 // none should).
 // BENCH_CONVERSATIONS (default 4000), BENCH_BATCH (default 500, about the worker's write size).
-const total = Number(process.env.BENCH_CONVERSATIONS ?? 4000)
+// BENCH_INPUT=fixtures: instead of generated conversations, the hand-made fixtures and the edge
+// cases views.sql says the SQL does not express exactly, with the differing rows shown.
+const input = process.env.BENCH_INPUT ?? 'generated'
+const totalGenerated = Number(process.env.BENCH_CONVERSATIONS ?? 4000)
 const batchSize = Number(process.env.BENCH_BATCH ?? 500)
+const generated = conversationPool()
+
+/** The hand-made fixtures and the cases views.sql lists as inexact, each a new conversation. */
+function edgeCases(): ConversationCompleteEvent[] {
+  const fresh = (event: ConversationCompleteEvent, name: string) => {
+    const copy = structuredClone(event)
+    copy.data.session_id = `${copy.data.session_id}-${name}-${randomUUID()}`
+    return copy
+  }
+  const cases = fixtureNames.map((name) => fresh(loadFixture(name), name))
+  cases.push(withImpossibleMetrics(loadFixture('full'), randomUUID()).event)
+  // Tool-call pairing: an output before its call (the two stay apart), then the output once more
+  // after the call (it answers it), and an output repeated (the second stands alone).
+  const reordered = fresh(loadFixture('tool-calls'), 'output-first')
+  const history = reordered.data.history!
+  const call = history.findIndex((item) => item.kind === 'FunctionCall')
+  ;[history[call], history[call + 1]] = [history[call + 1]!, history[call]!]
+  history.splice(call + 2, 0, structuredClone(history[call]!))
+  const output = history.findIndex((item, index) => index > call + 2 && item.kind === 'FunctionCallOutput')
+  history.splice(output + 1, 0, structuredClone(history[output]!))
+  cases.push(reordered)
+  // A test_eval_result with nothing in it: a test_results row in JS, none in SQL (views.sql).
+  const emptyEval = fresh(loadFixture('web-call'), 'empty-eval')
+  emptyEval.data.test_eval_result = { success: null, reasons: [], completion_reason: null }
+  cases.push(emptyEval)
+  return cases
+}
+
 const registryUrl = schemaRegistryUrl()
 const dataDir = `/dev/shm/va-route-ab-${process.pid}`
 const infile = `/dev/shm/va-route-ab-${process.pid}.avro`
@@ -40,12 +75,16 @@ const topic = 'route-ab'
 
 const codec = await createEventCodec(createSchemaRegistry(registryUrl))
 const registry = createSchemaRegistry(registryUrl)
-const pool = conversationPool()
+const events =
+  input === 'fixtures'
+    ? edgeCases()
+    : Array.from({ length: totalGenerated }, (_, index) => generated.event(index))
+const total = events.length
 const batches: Buffer[][] = []
 for (let start = 0; start < total; start += batchSize) {
   const size = Math.min(batchSize, total - start)
   batches.push(
-    await Promise.all(Array.from({ length: size }, (_, i) => messageBytes(codec, pool.event(start + i)))),
+    await Promise.all(events.slice(start, start + size).map((event) => messageBytes(codec, event))),
   )
 }
 
@@ -146,13 +185,19 @@ async function differingRows(table: string): Promise<{ onlyJs: number; onlySql: 
   })
   const names = (await columns.json<{ name: string }>()).map((row) => row.name).join(', ')
   const only = async (from: string, other: string) => {
+    const rows = `SELECT ${names} FROM ${from}.${table} FINAL EXCEPT SELECT ${names} FROM ${other}.${table} FINAL`
     const answer = await client.query({
-      query: `SELECT count() AS n FROM (SELECT ${names} FROM ${from}.${table} FINAL
-        EXCEPT SELECT ${names} FROM ${other}.${table} FINAL)`,
+      query: `SELECT count() AS n FROM (${rows})`,
       format: 'JSONEachRow',
       clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     })
-    return (await answer.json<{ n: number }>())[0]!.n
+    const n = (await answer.json<{ n: number }>())[0]!.n
+    if (n > 0 && input === 'fixtures') {
+      // Which rows: shown on stderr for the fixtures, where each difference is a case to explain.
+      const examples = await client.query({ query: `SELECT * FROM (${rows}) LIMIT 3`, format: 'JSONEachRow' })
+      console.error(`${table}, only in ${from}:`, JSON.stringify(await examples.json()))
+    }
+    return n
   }
   return { onlyJs: await only(databases.js, databases.sql), onlySql: await only(databases.sql, databases.js) }
 }

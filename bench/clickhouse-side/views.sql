@@ -20,9 +20,6 @@
 --    message goes to the DLQ); here it is stored as NULL or read as UTC — silently.
 --  * Float64 metrics: NaN/Infinity are stored; the JS refuses them (finiteNumber, DLQ).
 --  * an empty data.session_id is stored; the JS refuses it.
---  * tool-call pairing: the k-th output with a tool_call_id answers the k-th call with that id; the
---    JS pairs an output with the earliest call with its id *before it* that is still unanswered, so
---    the two differ when an output comes before its call (the JS keeps both apart; here they pair).
 --  * test_results row: the JS writes one when test_eval_result is present; AvroConfluent reads a
 --    null record as a tuple of nulls, so here a test_eval_result whose fields are all null/empty
 --    counts as absent (conversations.test_* columns are the same either way).
@@ -422,16 +419,31 @@ WITH
         if(u AND (h.metrics.transcription_delay IS NULL OR h.metrics.end_of_turn_delay IS NULL), 'missing_user_turn_metrics', '')
     ]), history, user_list, answers, answered_end_of_turn,
         arrayMap(t -> toUnixTimestamp64Milli(t), started_list), arrayMap(t -> toUnixTimestamp64Milli(t), stopped_list)) AS flags,
-    -- tool-call-pairing.ts (the header says where the pairing differs): the k-th call with an id
-    -- pairs with the k-th output with that id (arrayEnumerateUniq ranks them)
+    -- tool-call-pairing.ts, exactly: an output answers the earliest call with its id before it that
+    -- no output answered yet (a queue per id). Calls are answered in their order, so the m-th output
+    -- that finds a call waiting answers the m-th call with its id. With c(k) the calls with its id
+    -- before the k-th output with that id, the count answered after it is m(k) = min(m(k-1) + 1, c(k)),
+    -- that is k + min(0, min over i <= k of c(i) - i): a prefix minimum per id, on small numbers
+    -- (a lambda that captured the ids would copy them once per item).
     arrayMap(h -> ifNull(h.tool_output IS NOT NULL OR h.tool_is_error IS NOT NULL OR (h.kind IS NOT NULL AND match(h.kind, '(?i)output|result')), 0), history) AS output_list,
     arrayMap((h, o) -> NOT o AND (h.tool_name IS NOT NULL OR h.tool_call_id IS NOT NULL OR h.tool_arguments_json IS NOT NULL), history, output_list) AS call_list,
     arrayMap(h -> h.tool_call_id, history) AS ids,
     arrayMap((i, c) -> if(c AND i IS NOT NULL, assumeNotNull(i), ''), ids, call_list) AS call_keys,
     arrayMap((i, o) -> if(o AND i IS NOT NULL, assumeNotNull(i), ''), ids, output_list) AS output_keys,
+    arrayMap((ck, ok) -> if(ck != '', ck, ok), call_keys, output_keys) AS tool_keys,
+    arrayMap(k -> k != '', output_keys) AS keyed_output,
+    arrayEnumerateDense(tool_keys) AS key_group,
+    -- calls and outputs with the id so far (this one included), and k: outputs with the id so far
+    arrayEnumerateUniq(tool_keys) AS seen_with_key,
+    arrayEnumerateUniq(output_keys) AS output_rank,
+    arrayMap((o, seen, k) -> if(o, toInt64(seen) - 2 * toInt64(k), 0), keyed_output, seen_with_key, output_rank) AS slack,
+    -- m(k-1): the calls with its id answered before this output (arrayMin of nothing is 0, as needed)
+    arrayMap((p, g, o, k) -> if(o, toInt64(k) - 1 + least(0, arrayMin(arrayFilter((sl, q, g2, o2) -> o2 AND g2 = g AND q < p, slack, positions, key_group, keyed_output))), 0),
+        positions, key_group, keyed_output, output_rank) AS answered_before,
+    arrayMap((o, ok, seen, k, m) -> if(o AND toInt64(seen) - toInt64(k) > m, (ok, toUInt32(m + 1)), ('', toUInt32(0))),
+        keyed_output, output_keys, seen_with_key, output_rank, answered_before) AS answering,
     arrayMap((k, r) -> (k, toUInt32(if(k = '', 0, r))), call_keys, arrayEnumerateUniq(call_keys)) AS ranked_calls,
-    arrayMap((k, r) -> (k, toUInt32(if(k = '', 0, r))), output_keys, arrayEnumerateUniq(output_keys)) AS ranked_outputs,
-    arrayMap((c, o) -> toUInt32(if(c.1 != '', indexOf(ranked_outputs, c), if(o.1 != '', indexOf(ranked_calls, o), 0))), ranked_calls, ranked_outputs) AS partner,
+    arrayMap((c, a) -> toUInt32(if(c.1 != '', indexOf(answering, c), if(a.1 != '', indexOf(ranked_calls, a), 0))), ranked_calls, answering) AS partner,
     arrayFilter((p, c, o, pr) -> c OR (o AND pr = 0), positions, call_list, output_list, partner) AS tool_positions,
     arrayMap(h -> h.tool_name, history) AS tool_names,
     arrayMap(h -> h.tool_arguments_json, history) AS tool_arguments,
