@@ -395,18 +395,23 @@ WITH
     arrayMap(h -> ifNull(h.kind IS NULL OR match(h.kind, '(?i)^message$'), 0), history) AS message_list,
     arrayMap((h, m) -> ifNull(m AND h.role IS NOT NULL AND match(h.role, '(?i)^user$'), 0), history, message_list) AS user_list,
     arrayMap((h, m) -> ifNull(m AND h.role IS NOT NULL AND match(h.role, '(?i)^(assistant|agent)$'), 0), history, message_list) AS agent_list,
-    -- metric-quality.ts: the span; the user message each agent message answers (the last user or
-    -- agent message before it, when that is the user's), else 0
+    -- metric-quality.ts: the span; whether an agent message answers the user (the last user or
+    -- agent message before it is the user's) and that message's end_of_turn_delay. arrayFill
+    -- carries the last message forward; nothing is captured by a lambda (a captured array is
+    -- copied once per item).
     arrayFilter(t -> t IS NOT NULL, [start_ts, created_ts]) AS starts,
     if(empty(starts), NULL, toUnixTimestamp64Milli(arrayMin(starts))) AS span_start_ms,
     if(coalesce(start_ts, created_ts) IS NULL OR data.duration_seconds IS NULL, NULL,
        toUnixTimestamp64Milli(coalesce(start_ts, created_ts)) + data.duration_seconds * 1000) AS span_end_ms,
     data.duration_seconds AS span_seconds,
-    arrayPopBack(arrayFill(x -> x != 0, arrayConcat([0], arrayMap((u, a, p) -> if(u OR a, p, 0), user_list, agent_list, positions)))) AS last_message_before,
-    arrayMap((a, m) -> if(a AND m != 0 AND user_list[m], m, 0), agent_list, last_message_before) AS answers,
-    arrayMap(h -> h.metrics.end_of_turn_delay, history) AS end_of_turn_list,
-    arrayMap(a -> if(a = 0, NULL, end_of_turn_list[a]), answers) AS answered_end_of_turn,
-    arrayMap((h, u, a, aeot, s, e) -> arrayFilter(f -> f != '', [
+    arrayMap((u, a) -> toUInt8(if(u, 2, if(a, 1, 0))), user_list, agent_list) AS message_role,
+    arrayPopBack(arrayFill(r -> r != 0, arrayConcat([toUInt8(0)], message_role))) AS last_message_role,
+    arrayPopBack(arrayFill((e, r) -> r != 0,
+        arrayConcat([CAST(NULL, 'Nullable(Float64)')], arrayMap(h -> h.metrics.end_of_turn_delay, history)),
+        arrayConcat([toUInt8(0)], message_role))) AS last_message_end_of_turn,
+    arrayMap((a, r) -> a AND r = 2, agent_list, last_message_role) AS answering_user,
+    arrayMap((ans, e) -> if(ans, e, NULL), answering_user, last_message_end_of_turn) AS answered_end_of_turn,
+    arrayMap((h, u, ans, aeot, s, e) -> arrayFilter(f -> f != '', [
         if(s IS NOT NULL AND e IS NOT NULL AND s > e, 'speaking_interval_reversed', ''),
         if(arrayExists(at -> at IS NOT NULL AND ((span_start_ms IS NOT NULL AND at < span_start_ms - 1000) OR (span_end_ms IS NOT NULL AND at > span_end_ms + 1000)), [s, e]), 'speaking_outside_conversation', ''),
         if(arrayExists(v -> v IS NOT NULL AND v < 0, [h.metrics.e2e_latency, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb, h.metrics.transcription_delay, h.metrics.end_of_turn_delay, h.metrics.on_user_turn_completed_delay]), 'negative_delay', ''),
@@ -415,9 +420,9 @@ WITH
            AND notEmpty(arrayFilter(v -> v IS NOT NULL, [aeot, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb]))
            AND h.metrics.e2e_latency < arraySum(arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, [aeot, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb]))) - 0.05,
            'e2e_below_parts', ''),
-        if(a != 0 AND (h.metrics.e2e_latency IS NULL OR h.metrics.llm_node_ttft IS NULL OR h.metrics.tts_node_ttfb IS NULL), 'missing_agent_turn_metrics', ''),
+        if(ans AND (h.metrics.e2e_latency IS NULL OR h.metrics.llm_node_ttft IS NULL OR h.metrics.tts_node_ttfb IS NULL), 'missing_agent_turn_metrics', ''),
         if(u AND (h.metrics.transcription_delay IS NULL OR h.metrics.end_of_turn_delay IS NULL), 'missing_user_turn_metrics', '')
-    ]), history, user_list, answers, answered_end_of_turn,
+    ]), history, user_list, answering_user, answered_end_of_turn,
         arrayMap(t -> toUnixTimestamp64Milli(t), started_list), arrayMap(t -> toUnixTimestamp64Milli(t), stopped_list)) AS flags,
     -- tool-call-pairing.ts, exactly: an output answers the earliest call with its id before it that
     -- no output answered yet (a queue per id). Calls are answered in their order, so the m-th output
