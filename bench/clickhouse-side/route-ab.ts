@@ -65,6 +65,26 @@ function edgeCases(): ConversationCompleteEvent[] {
   const emptyEval = fresh(loadFixture('web-call'), 'empty-eval')
   emptyEval.data.test_eval_result = { success: null, reasons: [], completion_reason: null }
   cases.push(emptyEval)
+  // The key time's fallbacks: no start_time nor created_at (the earliest timestamp), no time at all.
+  const earliest = fresh(loadFixture('handoff'), 'earliest-time')
+  earliest.data.start_time = null
+  earliest.data.created_at = null
+  cases.push(earliest)
+  const timeless = fresh(loadFixture('failed-room'), 'no-time')
+  for (const key of ['start_time', 'created_at', 'agent_joined_at', 'audio_url_expires_at'] as const)
+    timeless.data[key] = null
+  for (const item of timeless.data.history ?? []) {
+    item.created_at = null
+    if (item.metrics) item.metrics = { ...item.metrics, started_speaking_at: null, stopped_speaking_at: null }
+  }
+  cases.push(timeless)
+  // Unicode everywhere text goes, and an agent_id the platform did not send.
+  const unicode = fresh(loadFixture('interruptions'), 'unicode')
+  unicode.data.agent_id = null
+  unicode.data.agent_name = 'Ça va — 受付 🤖'
+  for (const item of unicode.data.history ?? [])
+    if (item.content) item.content = `${item.content} — ñ, 中文, 👋🏽`
+  cases.push(unicode)
   return cases
 }
 
