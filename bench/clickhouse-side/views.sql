@@ -106,104 +106,42 @@ CREATE TABLE IF NOT EXISTS {database}.conversation_landing
 )
 ENGINE = {landing_engine};
 
--- One row per message with what several tables need, computed once. Per-item arrays are in
--- history order (1-based in SQL, item_index = position - 1).
-CREATE TABLE IF NOT EXISTS {database}.conversation_flat
-(
-    event String,
-    data Tuple(
-        session_id String,
-        agent_id Nullable(String),
-        agent_name Nullable(String),
-        audio_url Nullable(String),
-        audio_url_expires_at Nullable(String),
-        created_at Nullable(String),
-        start_time Nullable(String),
-        agent_joined_at Nullable(String),
-        duration_seconds Nullable(Float64),
-        history Array(Tuple(
-            role Nullable(String),
-            content Nullable(String),
-            kind Nullable(String),
-            id Nullable(String),
-            created_at Nullable(String),
-            interrupted Nullable(Bool),
-            transcript_confidence Nullable(Float64),
-            metrics Tuple(
-                started_speaking_at Nullable(String),
-                stopped_speaking_at Nullable(String),
-                transcription_delay Nullable(Float64),
-                end_of_turn_delay Nullable(Float64),
-                on_user_turn_completed_delay Nullable(Float64),
-                llm_node_ttft Nullable(Float64),
-                tts_node_ttfb Nullable(Float64),
-                e2e_latency Nullable(Float64),
-                extra_fields_json Nullable(String)),
-            tool_name Nullable(String),
-            tool_call_id Nullable(String),
-            tool_arguments_json Nullable(String),
-            tool_output Nullable(String),
-            tool_is_error Nullable(Bool),
-            handoff_to_agent_id Nullable(String),
-            instructions Nullable(String),
-            tools_added Array(String),
-            extra_fields_json Nullable(String))),
-        telecom_provider Nullable(String),
-        from_number Nullable(String),
-        to_number Nullable(String),
-        call_sid Nullable(String),
-        campaign_item_id Nullable(String),
-        campaign_id Nullable(String),
-        campaign_name Nullable(String),
-        url_parameters Map(String, String),
-        test_run_id Nullable(String),
-        test_id Nullable(String),
-        test_status Nullable(String),
-        test_eval_result Tuple(
-            success Nullable(Bool),
-            reasons Array(String),
-            completion_reason Nullable(String),
-            extra_fields_json Nullable(String)),
-        room_metadata Tuple(
-            failed Nullable(Bool),
-            skipCompositeEgress Nullable(Bool),
-            error Nullable(String),
-            extra_fields_json Nullable(String)),
-        status Nullable(String),
-        error_message Nullable(String),
-        extra_fields_json Nullable(String)),
-    envelope_extra_fields_json Nullable(String),
-    received_at Nullable(DateTime64(3, 'UTC')),
-    kafka_topic String,
-    kafka_partition UInt32,
-    kafka_offset UInt64,
+-- One row per message with what several tables need, computed once: the landing's columns (the
+-- message as read; `source` keeps its Nullable type, the view stores it with '' for NULL), then the
+-- rest. Per-item arrays are in history order (1-based in SQL, item_index = position - 1).
+CREATE TABLE IF NOT EXISTS {database}.conversation_flat AS {database}.conversation_landing ENGINE = Null;
+
+ALTER TABLE {database}.conversation_flat
+    ADD COLUMN IF NOT EXISTS envelope_extra_fields_json Nullable(String),
+    ADD COLUMN IF NOT EXISTS kafka_topic String,
+    ADD COLUMN IF NOT EXISTS kafka_partition UInt32,
+    ADD COLUMN IF NOT EXISTS kafka_offset UInt64,
     -- the context every row repeats (conversation-rows.ts `context`)
-    session_id String,
-    agent_id String,
-    agent_name Nullable(String),
-    source String,
-    version UInt64,
-    start_time Nullable(DateTime64(3, 'UTC')),
-    created_at Nullable(DateTime64(3, 'UTC')),
-    agent_joined_at Nullable(DateTime64(3, 'UTC')),
-    event_time DateTime64(3, 'UTC'),
-    event_time_source String,
-    campaign_id Nullable(String),
-    test_run_id Nullable(String),
+    ADD COLUMN IF NOT EXISTS session_id String,
+    ADD COLUMN IF NOT EXISTS agent_id String,
+    ADD COLUMN IF NOT EXISTS agent_name Nullable(String),
+    ADD COLUMN IF NOT EXISTS version UInt64,
+    ADD COLUMN IF NOT EXISTS start_time Nullable(DateTime64(3, 'UTC')),
+    ADD COLUMN IF NOT EXISTS created_at Nullable(DateTime64(3, 'UTC')),
+    ADD COLUMN IF NOT EXISTS agent_joined_at Nullable(DateTime64(3, 'UTC')),
+    ADD COLUMN IF NOT EXISTS event_time DateTime64(3, 'UTC'),
+    ADD COLUMN IF NOT EXISTS event_time_source String,
+    ADD COLUMN IF NOT EXISTS campaign_id Nullable(String),
+    ADD COLUMN IF NOT EXISTS test_run_id Nullable(String),
     -- per-conversation counts
-    user_turn_count UInt32,
-    agent_turn_count UInt32,
-    tool_call_count UInt32,
-    tool_error_count UInt32,
-    flagged_item_count UInt32,
+    ADD COLUMN IF NOT EXISTS user_turn_count UInt32,
+    ADD COLUMN IF NOT EXISTS agent_turn_count UInt32,
+    ADD COLUMN IF NOT EXISTS tool_call_count UInt32,
+    ADD COLUMN IF NOT EXISTS tool_error_count UInt32,
+    ADD COLUMN IF NOT EXISTS flagged_item_count UInt32,
     -- per item, in history order (ARRAY JOINed beside data.history)
-    item_created_at Array(Nullable(DateTime64(3, 'UTC'))),
-    item_started_at Array(Nullable(DateTime64(3, 'UTC'))),
-    item_stopped_at Array(Nullable(DateTime64(3, 'UTC'))),
-    active_agent_ids Array(String),
-    item_metric_flags Array(Array(String)),
+    ADD COLUMN IF NOT EXISTS item_created_at Array(Nullable(DateTime64(3, 'UTC'))),
+    ADD COLUMN IF NOT EXISTS item_started_at Array(Nullable(DateTime64(3, 'UTC'))),
+    ADD COLUMN IF NOT EXISTS item_stopped_at Array(Nullable(DateTime64(3, 'UTC'))),
+    ADD COLUMN IF NOT EXISTS active_agent_ids Array(String),
+    ADD COLUMN IF NOT EXISTS item_metric_flags Array(Array(String)),
     -- one per tool_calls row: a call (with its output, if paired) or an output no call claimed
-    tool_rows Array(Tuple(
+    ADD COLUMN IF NOT EXISTS tool_rows Array(Tuple(
         call_index UInt32,
         active_agent_id String,
         tool_call_id Nullable(String),
@@ -214,11 +152,9 @@ CREATE TABLE IF NOT EXISTS {database}.conversation_flat
         output_item_index Nullable(UInt32),
         output_at Nullable(DateTime64(3, 'UTC')),
         tool_output Nullable(String),
-        tool_is_error Nullable(Bool)))
-)
-ENGINE = Null;
+        tool_is_error Nullable(Bool)));
 
--- Views that ARRAY JOIN join every per-item array they read beside data.history: an array indexed
+-- Views that ARRAY JOIN every per-item array they read beside data.history: an array indexed
 -- after ARRAY JOIN (or captured by a lambda) is copied once per item, which cost gigabytes.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.conversation_items_mv TO {database}.conversation_items AS
 SELECT
