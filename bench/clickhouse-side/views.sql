@@ -347,14 +347,16 @@ WITH
         arrayConcat([toUInt8(0)], message_role))) AS last_message_end_of_turn,
     arrayMap((a, r) -> a AND r = 2, agent_list, last_message_role) AS answering_user,
     arrayMap((ans, e) -> if(ans, e, NULL), answering_user, last_message_end_of_turn) AS answered_end_of_turn,
+    -- each rule of metric-quality.ts as a plain expression (a NULL comparison counts as false)
     arrayMap((h, u, ans, aeot, s, e) -> arrayFilter(f -> f != '', [
-        if(s IS NOT NULL AND e IS NOT NULL AND s > e, 'speaking_interval_reversed', ''),
-        if(arrayExists(at -> at IS NOT NULL AND ((span_start_ms IS NOT NULL AND at < span_start_ms - 1000) OR (span_end_ms IS NOT NULL AND at > span_end_ms + 1000)), [s, e]), 'speaking_outside_conversation', ''),
-        if(arrayExists(v -> v IS NOT NULL AND v < 0, [h.metrics.e2e_latency, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb, h.metrics.transcription_delay, h.metrics.end_of_turn_delay, h.metrics.on_user_turn_completed_delay]), 'negative_delay', ''),
-        if(span_seconds IS NOT NULL AND arrayExists(v -> v IS NOT NULL AND v >= span_seconds, [h.metrics.e2e_latency, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb, h.metrics.transcription_delay, h.metrics.end_of_turn_delay, h.metrics.on_user_turn_completed_delay]), 'delay_longer_than_conversation', ''),
-        if(h.metrics.e2e_latency IS NOT NULL
-           AND notEmpty(arrayFilter(v -> v IS NOT NULL, [aeot, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb]))
-           AND h.metrics.e2e_latency < arraySum(arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, [aeot, h.metrics.llm_node_ttft, h.metrics.tts_node_ttfb]))) - 0.05,
+        if(ifNull(s > e, 0), 'speaking_interval_reversed', ''),
+        if(ifNull(s < span_start_ms - 1000, 0) OR ifNull(s > span_end_ms + 1000, 0)
+           OR ifNull(e < span_start_ms - 1000, 0) OR ifNull(e > span_end_ms + 1000, 0), 'speaking_outside_conversation', ''),
+        if(ifNull(h.metrics.e2e_latency < 0, 0) OR ifNull(h.metrics.llm_node_ttft < 0, 0) OR ifNull(h.metrics.tts_node_ttfb < 0, 0) OR ifNull(h.metrics.transcription_delay < 0, 0) OR ifNull(h.metrics.end_of_turn_delay < 0, 0) OR ifNull(h.metrics.on_user_turn_completed_delay < 0, 0), 'negative_delay', ''),
+        if(ifNull(h.metrics.e2e_latency >= span_seconds, 0) OR ifNull(h.metrics.llm_node_ttft >= span_seconds, 0) OR ifNull(h.metrics.tts_node_ttfb >= span_seconds, 0) OR ifNull(h.metrics.transcription_delay >= span_seconds, 0) OR ifNull(h.metrics.end_of_turn_delay >= span_seconds, 0) OR ifNull(h.metrics.on_user_turn_completed_delay >= span_seconds, 0), 'delay_longer_than_conversation', ''),
+        -- the known parts summed in order, an unknown one as 0 (x + 0 = x: the same sum as the JS)
+        if(h.metrics.e2e_latency IS NOT NULL AND (aeot IS NOT NULL OR h.metrics.llm_node_ttft IS NOT NULL OR h.metrics.tts_node_ttfb IS NOT NULL)
+           AND h.metrics.e2e_latency < ifNull(aeot, 0) + ifNull(h.metrics.llm_node_ttft, 0) + ifNull(h.metrics.tts_node_ttfb, 0) - 0.05,
            'e2e_below_parts', ''),
         if(ans AND (h.metrics.e2e_latency IS NULL OR h.metrics.llm_node_ttft IS NULL OR h.metrics.tts_node_ttfb IS NULL), 'missing_agent_turn_metrics', ''),
         if(u AND (h.metrics.transcription_delay IS NULL OR h.metrics.end_of_turn_delay IS NULL), 'missing_user_turn_metrics', '')
