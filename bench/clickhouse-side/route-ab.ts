@@ -15,9 +15,9 @@ import { offsetRanges } from '../../services/worker/write-split.ts'
 import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
 import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
+import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { machineLine } from '../bench-process.ts'
 import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
-import { conversationPool, messageBytes } from './message-bytes.ts'
 
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../services/core/event/event-record.ts'
+import type { EventCodec } from '../services/core/event-codec.ts'
+import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 
 // The benchmarks' conversations as the Kafka topic holds them: Avro in the Confluent wire format
 // (encoded by the project's codec against the real registry), one Buffer per message. A pool of
@@ -11,6 +11,8 @@ export interface ConversationPool {
   itemsPerConversation: number
   /** The index-th conversation of the backlog (a pool entry with a fresh session id). */
   event(index: number): ConversationCompleteEvent
+  /** History items of the index-th conversation. */
+  items(index: number): number
 }
 
 export function conversationPool(size = 4000, seed = 2024): ConversationPool {
@@ -22,6 +24,7 @@ export function conversationPool(size = 4000, seed = 2024): ConversationPool {
       const event = pool[index % pool.length]!
       return { ...event, data: { ...event.data, session_id: randomUUID() } }
     },
+    items: (index) => pool[index % pool.length]!.data.history?.length ?? 0,
   }
 }
 
