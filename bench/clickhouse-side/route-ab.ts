@@ -7,8 +7,9 @@ import type { ConversationCompleteEvent } from '../../services/core/event/conver
 import type { AvroRecord } from '../../services/core/event/event-record.ts'
 import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
 import type { KafkaMessage } from '../../services/core/kafka.ts'
-import { mergeRows, messageRows } from '../../services/worker/batch-rows.ts'
+import { type MessageRows, mergeRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { conversationRows, type Delivery } from '../../services/worker/conversation-rows.ts'
 import { insertToken } from '../../services/worker/insert-token.ts'
 import { tableNames } from '../../services/worker/table-rows.ts'
 import { offsetRanges } from '../../services/worker/write-split.ts'
@@ -22,7 +23,7 @@ import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.t
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
 // (JS, SQL, SQL, JS, ...), each into a fresh database of its own on one embedded chDB:
-//  - JS: the worker's own public functions — registry decode, messageRows (the transform),
+//  - JS: the worker's own public functions — registry decode, conversationRows (the transform),
 //    mergeRows, the insert token, insertTableRows with a second session for the items, as the
 //    worker writes; whatever insert format clickhouse-insert.ts uses, this measures it. Not
 //    included: the worker's read of stored conversations for re-delivery tombstones (one query
@@ -127,17 +128,17 @@ for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert'
 let offset = 0
 async function jsRoute(values: Buffer[]): Promise<void> {
   const now = Date.now()
-  const decoded: { message: KafkaMessage; record: AvroRecord }[] = []
+  const entries: MessageRows[] = []
   for (const value of values) {
-    const message = { key: null, value, timestamp: String(now), offset: String(offset++), attributes: 0 }
-    decoded.push({
+    const message = { key: null, value, timestamp: String(now), offset: String(offset), attributes: 0 }
+    const delivery: Delivery = { topic, partition: 0, offset: offset++, timestampMs: now }
+    const record = (await registry.decode(value)) as AvroRecord
+    entries.push({
+      delivery,
       message: message as unknown as KafkaMessage,
-      record: (await registry.decode(value)) as AvroRecord,
+      rows: conversationRows(record, delivery),
     })
   }
-  const { entries, poison } = messageRows(topic, 0, decoded)
-  if (poison.length > 0)
-    throw new Error(`${poison.length} conversations did not transform: ${poison[0]!.error}`)
   await insertTableRows(
     client,
     databases.js,
