@@ -18,7 +18,7 @@ import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
 import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { machineLine } from '../bench-process.ts'
-import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
+import { clickhouseSideStatements, feedHasUnflaggedColumns, landingInsert } from './clickhouse-side-sql.ts'
 
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
@@ -122,7 +122,8 @@ const itemsClient = createClickHouse({
 const databases = { js: 'route_js', sql: 'route_sql' } as const
 await runMigrations(client, databases.js)
 await runMigrations(client, databases.sql)
-for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert' }))
+const unflaggedFeed = await feedHasUnflaggedColumns(client, databases.sql)
+for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert' }, unflaggedFeed))
   await client.command({ query: statement })
 
 let offset = 0

@@ -292,7 +292,8 @@ FROM {database}.conversation_flat
 WHERE data.campaign_id IS NOT NULL OR data.campaign_item_id IS NOT NULL;
 
 -- The rollup's input (migration 0002's feed, whose own view aggregates it): per conversation and
--- minute the latency values of the items created in it (else when speech started, else event_time).
+-- minute the latency values of the items created in it (else when speech started, else event_time);
+-- with migration 0006, those of unflagged items apart too.
 -- groupArray skips NULLs, as the JS does.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_feed_mv TO {database}.agent_latency_feed AS
 SELECT
@@ -300,13 +301,21 @@ SELECT
     toDateTime(toStartOfMinute(coalesce(created, started, event_time)), 'UTC') AS minute,
     session_id,
     any(agent_name) AS agent_name, any(source) AS source, any(version) AS version, 0 AS is_deleted,
+    -- the values of unflagged items apart, where the feed has the columns (clickhouse-side-sql.ts
+    -- drops the lines marked `migration 0006` where it does not)
+    groupArrayIf(h.metrics.e2e_latency, empty(flags)) AS e2e_latency_unflagged, -- migration 0006
+    groupArrayIf(h.metrics.llm_node_ttft, empty(flags)) AS llm_node_ttft_unflagged, -- migration 0006
+    groupArrayIf(h.metrics.tts_node_ttfb, empty(flags)) AS tts_node_ttfb_unflagged, -- migration 0006
+    groupArrayIf(h.metrics.transcription_delay, empty(flags)) AS transcription_delay_unflagged, -- migration 0006
+    groupArrayIf(h.metrics.end_of_turn_delay, empty(flags)) AS end_of_turn_delay_unflagged, -- migration 0006
     groupArray(h.metrics.e2e_latency) AS e2e_latency,
     groupArray(h.metrics.llm_node_ttft) AS llm_node_ttft,
     groupArray(h.metrics.tts_node_ttfb) AS tts_node_ttfb,
     groupArray(h.metrics.transcription_delay) AS transcription_delay,
     groupArray(h.metrics.end_of_turn_delay) AS end_of_turn_delay
 FROM {database}.conversation_flat
-ARRAY JOIN data.history AS h, item_created_at AS created, item_started_at AS started
+ARRAY JOIN data.history AS h, item_created_at AS created, item_started_at AS started,
+    item_metric_flags AS flags
 WHERE h.metrics.e2e_latency IS NOT NULL OR h.metrics.llm_node_ttft IS NOT NULL OR h.metrics.tts_node_ttfb IS NOT NULL
    OR h.metrics.transcription_delay IS NOT NULL OR h.metrics.end_of_turn_delay IS NOT NULL
 GROUP BY session_id, minute;
