@@ -93,6 +93,11 @@ const registryUrl = schemaRegistryUrl()
 const dataDir = `/dev/shm/va-route-ab-${process.pid}`
 const infile = `/dev/shm/va-route-ab-${process.pid}.avro`
 const topic = 'route-ab'
+// The data directory and the insert file go however the run ends (a failed statement included).
+process.once('exit', () => {
+  rmSync(dataDir, { recursive: true, force: true })
+  rmSync(infile, { force: true })
+})
 
 const codec = await createEventCodec(createSchemaRegistry(registryUrl))
 const registry = createSchemaRegistry(registryUrl)
