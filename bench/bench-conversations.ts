@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto'
+import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../services/core/event/event-record.ts'
+import type { EventCodec } from '../services/core/event-codec.ts'
+import { conversationStream } from '../services/synthetic/conversation-generator.ts'
+
+// The benchmarks' conversations as the Kafka topic holds them: Avro in the Confluent wire format
+// (encoded by the project's codec against the real registry), one Buffer per message. A pool of
+// distinct generated conversations is reused with fresh session ids, so N can be large cheaply.
+export interface ConversationPool {
+  itemsPerConversation: number
+  /** The index-th conversation of the backlog (a pool entry with a fresh session id). */
+  event(index: number): ConversationCompleteEvent
+  /** History items of the index-th conversation. */
+  items(index: number): number
+}
+
+export function conversationPool(size = 4000, seed = 2024): ConversationPool {
+  const pool = [...conversationStream({ count: size, seed, historyItems: 40 })]
+  return {
+    itemsPerConversation:
+      pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length,
+    event: (index) => {
+      const event = pool[index % pool.length]!
+      return { ...event, data: { ...event.data, session_id: randomUUID() } }
+    },
+    items: (index) => pool[index % pool.length]!.data.history?.length ?? 0,
+  }
+}
+
+/** Message bytes as the ingress would produce them (received now). */
+export function messageBytes(codec: EventCodec, event: ConversationCompleteEvent): Promise<Buffer> {
+  return codec.encode(toAvroRecord(event, { source: 'bench', receivedAt: Date.now() }))
+}

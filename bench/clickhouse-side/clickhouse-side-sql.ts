@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { splitStatements } from '../../services/core/clickhouse-migrations.ts'
+
+// The ClickHouse-side route's SQL (views.sql) with its placeholders filled: the landing table as a
+// Null table the message bytes are INSERTed into, or as ClickHouse's own Kafka consumer. Either
+// way the same views flatten each message into the tables of the project's migrations, which must
+// already exist in `database`.
+export type Landing =
+  | { kind: 'insert' }
+  | {
+      kind: 'kafka'
+      brokers: string
+      topic: string
+      group: string
+      registryUrl: string
+      /** The issue's best measured settings: 1000 and 500 ms. */
+      maxBlockSize: number
+      flushIntervalMs: number
+    }
+
+const quote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+
+function landingEngine(landing: Landing): string {
+  if (landing.kind === 'insert') return 'Null'
+  return `Kafka SETTINGS
+    kafka_broker_list = ${quote(landing.brokers)},
+    kafka_topic_list = ${quote(landing.topic)},
+    kafka_group_name = ${quote(landing.group)},
+    kafka_format = 'AvroConfluent',
+    format_avro_schema_registry_url = ${quote(landing.registryUrl)},
+    kafka_max_block_size = ${landing.maxBlockSize},
+    kafka_flush_interval_ms = ${landing.flushIntervalMs}`
+}
+
+/**
+ * The statements, in order, for `database`. `unflaggedFeed`: whether agent_latency_feed has the
+ * `<metric>_unflagged` columns of migration 0006 (the views follow the tables as migrated; ask
+ * with feedHasUnflaggedColumns).
+ */
+export function clickhouseSideStatements(
+  database: string,
+  landing: Landing,
+  unflaggedFeed: boolean,
+): string[] {
+  const lines = readFileSync(new URL('./views.sql', import.meta.url), 'utf8').split('\n')
+  const sql = (unflaggedFeed ? lines : lines.filter((line) => !line.endsWith('-- migration 0006'))).join('\n')
+  const kafka = landing.kind === 'kafka'
+  const values: Record<string, string> = {
+    database,
+    landing_engine: landingEngine(landing),
+    kafka_topic: kafka ? '_topic' : "''",
+    kafka_partition: kafka ? 'toUInt32(_partition)' : '0',
+    kafka_offset: kafka ? 'toUInt64(_offset)' : '0',
+    kafka_timestamp_ms: kafka ? 'toUInt64(ifNull(toUnixTimestamp64Milli(_timestamp_ms), 0))' : '0',
+  }
+  return splitStatements(sql).map((statement) =>
+    statement.replaceAll(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole),
+  )
+}
+
+/**
+ * INSERT of a file of concatenated Confluent-framed Avro messages into the landing table. The
+ * token names the batch: the tables keep a deduplication window, and chDB keeps the last insert's
+ * token for its session, so an insert without its own token after one with a token is dropped.
+ */
+export function landingInsert(database: string, file: string, registryUrl: string, token: string): string {
+  return `INSERT INTO ${database}.conversation_landing FROM INFILE ${quote(file)}
+    SETTINGS format_avro_schema_registry_url = ${quote(registryUrl)},
+      insert_deduplication_token = ${quote(token)},
+      deduplicate_blocks_in_dependent_materialized_views = 1
+    FORMAT AvroConfluent`
+}
+
+/** Whether the migrated agent_latency_feed has migration 0006's unflagged columns. */
+export async function feedHasUnflaggedColumns(client: ClickHouseClient, database: string): Promise<boolean> {
+  const result = await client.query({
+    query: `SELECT count() AS n FROM system.columns
+      WHERE database = {database:String} AND table = 'agent_latency_feed' AND name = 'e2e_latency_unflagged'`,
+    query_params: { database },
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  const [row] = await result.json<{ n: number }>()
+  return (row?.n ?? 0) > 0
+}
