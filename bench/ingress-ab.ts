@@ -26,10 +26,16 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
 }
 
+/** Resident memory now (VmRSS): what the code loaded and the connections hold before any load. */
+function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
+}
+
 async function run(name: keyof typeof checkouts) {
   const service = startService(checkouts[name], ingressEnv(port), ingressNodeFlags)
   try {
     await waitForHttp(`http://127.0.0.1:${port}/readyz`)
+    const readyRss = rssMb(service.child.pid!)
     const load = (duration: number) => postConversations(port, duration)
     await load(5) // warm-up
     const before = loadavg()[0]!.toFixed(2)
@@ -38,7 +44,7 @@ async function run(name: keyof typeof checkouts) {
     const cpuMsPerEvent = ((cpuSeconds(service.child.pid!) - cpuBefore) * 1000) / result['2xx']
     console.log(
       `${name}: ${(result['2xx'] / seconds).toFixed(0)} accepted/s, p50 ${result.latency.p50} / p99 ${result.latency.p99} ms, ` +
-        `CPU ${cpuMsPerEvent.toFixed(2)} ms/event, non-2xx ${result.non2xx}, peak RSS ${peakRssMb(service.child.pid!).toFixed(0)} MB, load ${before}`,
+        `CPU ${cpuMsPerEvent.toFixed(2)} ms/event, non-2xx ${result.non2xx}, RSS at ready ${readyRss.toFixed(0)} MB, peak RSS ${peakRssMb(service.child.pid!).toFixed(0)} MB, load ${before}`,
     )
   } finally {
     await service.stop()

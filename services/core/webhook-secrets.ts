@@ -34,17 +34,22 @@ export function parseWebhookSecrets(text: string): WebhookSecret[] {
 
 const digest = (text: string) => createHash('sha256').update(text).digest()
 
-/** Compares a presented token with every secret in constant time; the matching source or null. */
-export function matchWebhookSecret(
+/**
+ * Compares a presented token with every secret in constant time, giving the matching source or
+ * null. The secrets are hashed once, here, not on every request.
+ */
+export function webhookSecretMatcher(
   secrets: readonly WebhookSecret[],
-  token: string | undefined,
-): string | null {
-  if (!token) return null
-  // Hashing first gives equal-length inputs, so timingSafeEqual leaks neither content nor length.
-  const presented = digest(token)
-  let matched: string | null = null
-  for (const { source, secret } of secrets) {
-    if (timingSafeEqual(presented, digest(secret)) && matched === null) matched = source
+): (token: string | undefined) => string | null {
+  const digests = secrets.map(({ source, secret }) => ({ source, digest: digest(secret) }))
+  return (token) => {
+    if (!token) return null
+    // Hashing first gives equal-length inputs, so timingSafeEqual leaks neither content nor length.
+    const presented = digest(token)
+    let matched: string | null = null
+    for (const { source, digest: expected } of digests) {
+      if (timingSafeEqual(presented, expected) && matched === null) matched = source
+    }
+    return matched
   }
-  return matched
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { matchWebhookSecret, parseWebhookSecrets } from './webhook-secrets.ts'
+import { parseWebhookSecrets, webhookSecretMatcher } from './webhook-secrets.ts'
 
 const prod = 'prod-secret-0123456789'
 const staging = 'staging-secret-0123456789'
@@ -38,17 +38,17 @@ describe('parseWebhookSecrets', () => {
   })
 })
 
-describe('matchWebhookSecret', () => {
-  const secrets = parseWebhookSecrets(`prod=${prod},staging=${staging}`)
+describe('webhookSecretMatcher', () => {
+  const match = webhookSecretMatcher(parseWebhookSecrets(`prod=${prod},staging=${staging}`))
   it('names the source of the matching secret', () => {
-    expect(matchWebhookSecret(secrets, prod)).toBe('prod')
-    expect(matchWebhookSecret(secrets, staging)).toBe('staging')
+    expect(match(prod)).toBe('prod')
+    expect(match(staging)).toBe('staging')
   })
   it('matches nothing for a wrong, truncated, extended or missing token', () => {
-    expect(matchWebhookSecret(secrets, 'wrong')).toBeNull()
-    expect(matchWebhookSecret(secrets, prod.slice(0, -1))).toBeNull()
-    expect(matchWebhookSecret(secrets, `${prod}x`)).toBeNull()
-    expect(matchWebhookSecret(secrets, '')).toBeNull()
-    expect(matchWebhookSecret(secrets, undefined)).toBeNull()
+    expect(match('wrong')).toBeNull()
+    expect(match(prod.slice(0, -1))).toBeNull()
+    expect(match(`${prod}x`)).toBeNull()
+    expect(match('')).toBeNull()
+    expect(match(undefined)).toBeNull()
   })
 })

@@ -1,4 +1,4 @@
-import type { IHeaders } from '../core/kafka.ts'
+import type { MessageHeaders } from '../core/kafka-producer.ts'
 
 // Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
 // batches await their acknowledgement, new messages queue up, and each time a batch settles
@@ -16,7 +16,7 @@ import type { IHeaders } from '../core/kafka.ts'
 export interface OutgoingMessage {
   key: string | null
   value: Buffer
-  headers?: IHeaders
+  headers?: MessageHeaders
 }
 
 export interface TopicMessages {

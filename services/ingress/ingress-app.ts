@@ -4,7 +4,7 @@ import { type Logger, withoutQuery } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import { type PiiRedaction, piiPolicyHeader } from '../core/pii/pii-settings.ts'
 import { topics } from '../core/topics.ts'
-import { matchWebhookSecret, type WebhookSecret } from '../core/webhook-secrets.ts'
+import { type WebhookSecret, webhookSecretMatcher } from '../core/webhook-secrets.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
 import { classifyWebhook } from './classify-webhook.ts'
 import { badRequest, HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
@@ -166,6 +166,7 @@ export function buildIngressApp(deps: IngressDependencies) {
     return { topic, message, classified }
   }
 
+  const matchSecret = webhookSecretMatcher(deps.secrets)
   const acceptedPublishDuration = metrics.publishDuration.labels({ topic: topics.conversationComplete })
   const acceptedEvents = metrics.events.labels({ outcome: 'accepted', reason: 'none' })
   app.post(
@@ -173,7 +174,7 @@ export function buildIngressApp(deps: IngressDependencies) {
     {
       onRequest: async (request) => {
         // Before the body is read: a stranger's upload is refused without buffering it.
-        const source = matchWebhookSecret(deps.secrets, presentedToken(request))
+        const source = matchSecret(presentedToken(request))
         if (source === null) throw unauthorized()
         request.source = source
       },

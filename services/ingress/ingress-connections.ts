@@ -1,12 +1,13 @@
 import type { Config } from '../core/env.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../core/event-codec.ts'
 import {
-  createBatchProducer,
-  createKafka,
+  createKafkaAdmin,
   ensureTopics,
-  isMessageTooLarge,
+  fetchTopicMetadata,
   topicMessageLimits,
-} from '../core/kafka.ts'
+} from '../core/kafka-admin.ts'
+import { isMessageTooLarge } from '../core/kafka-errors.ts'
+import { createBatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
 import { topicMessageLimit, topics } from '../core/topics.ts'
 import { BatchingProducer } from './batching-producer.ts'
@@ -17,6 +18,7 @@ import { errorReason, readiness, requestWithCredentials, urlHost } from './readi
 // they succeed, and readiness says which one is missing. Topics are created to take every body
 // INGRESS_BODY_LIMIT_BYTES lets in; the limits Kafka really applies are read back, so the
 // producer refuses a message too large on its own instead of failing a batch of neighbours.
+// Producer and admin are @platformatic/kafka: the ingress never loads kafkajs (resident memory).
 
 export interface IngressConnections {
   codec: () => EventCodec | undefined
@@ -51,25 +53,18 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 export function connectIngress(config: Config, logger: Logger): IngressConnections {
-  const kafka = createKafka(
-    {
-      brokers: config.KAFKA_BROKERS,
-      clientId: `${config.KAFKA_CLIENT_ID}-ingress`,
-      // One request lasts at most as long as a message may wait in the queue: a caller whose
-      // message is in flight gets Kafka's verdict within a few of these (retries below).
-      requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
-    },
-    logger,
-  )
-  const admin = kafka.admin()
+  const kafkaSettings = {
+    brokers: config.KAFKA_BROKERS,
+    clientId: `${config.KAFKA_CLIENT_ID}-ingress`,
+    // One request lasts at most as long as a message may wait in the queue: a caller whose
+    // message is in flight gets Kafka's verdict within a few of these (retries below).
+    requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
+  }
+  const admin = createKafkaAdmin(kafkaSettings)
   // Idempotent, acks=all, on @platformatic/kafka (measured: services/core/kafka.ts). Bounded:
   // four attempts of at most INGRESS_PUBLISH_TIMEOUT_MS each, then the callers get 503 and the
   // platform retries (the worker stores a conversation once by session_id).
-  const producer = createBatchProducer({
-    brokers: config.KAFKA_BROKERS,
-    clientId: `${config.KAFKA_CLIENT_ID}-ingress`,
-    requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
-  })
+  const producer = createBatchProducer(kafkaSettings)
   const registry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   let codec: EventCodec | undefined
   let kafkaConnected = false
@@ -90,7 +85,6 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     logger,
     () => stopped,
     async () => {
-      await admin.connect()
       const names = Object.values(topics)
       await ensureTopics(
         admin,
@@ -128,7 +122,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
         (async () => {
           try {
             if (!kafkaConnected) return { ok: false as const, reason: 'not connected yet' }
-            await withDeadline(admin.fetchTopicMetadata({ topics: [topics.conversationComplete] }), 2_000)
+            await withDeadline(fetchTopicMetadata(admin, topics.conversationComplete), 2_000)
             return { ok: true as const }
           } catch (error) {
             return { ok: false as const, reason: errorReason(error) }
@@ -157,7 +151,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
       await batching.drain()
       await Promise.allSettled([kafkaSetup, registrySetup])
       await producer.disconnect()
-      await admin.disconnect()
+      await admin.close()
     },
   }
 }

@@ -1,4 +1,4 @@
-import { isMessageTooLarge } from '../core/kafka.ts'
+import { isMessageTooLarge } from '../core/kafka-errors.ts'
 import type { Logger } from '../core/logger.ts'
 import {
   BatchRefusedBySizeError,

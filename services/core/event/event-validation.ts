@@ -84,104 +84,164 @@ function keyCount(value: object): number {
   return count
 }
 
-/**
- * Checks `value` against `type`, pushing each misfit to `problems`, and returns its Avro form
- * in the same walk: a record with null for every absent field and the fields the schema does
- * not know as JSON text in extra_fields_json. Arrays and maps of scalars need no mapping and are
- * returned as they are, not copied. Paths are spelt out only for a problem or a nested record
- * (not for every field of every event). Once a problem is found the value returned is of no use.
- */
-function check(value: unknown, type: ShapeType, path: string, problems: Problem[]): unknown {
-  if (isScalar(type)) {
+type Check = (value: unknown, path: string, problems: Problem[]) => unknown
+
+/** The scalar check of one type, pushing its misfit; the value is its own Avro form. */
+function scalarCheck(type: ScalarType): Check {
+  return (value, path, problems) => {
     const problem = scalarProblem(value, type)
     if (problem !== undefined) problems.push({ path, problem })
     return value
   }
+}
+
+/**
+ * A function that checks a value against `type`, pushing each misfit to `problems`, and returns
+ * its Avro form in the same walk: a record with null for every absent field and the fields the
+ * schema does not know as JSON text in extra_fields_json. Arrays and maps of scalars need no
+ * mapping and are returned as they are, not copied. Once a problem is found the value returned
+ * is of no use. Built once per shape (records: compiledRecordCheck).
+ */
+function compileCheck(type: ShapeType): Check {
+  if (isScalar(type)) return scalarCheck(type)
   switch (type.kind) {
     case 'array': {
-      if (!Array.isArray(value)) {
-        problems.push({ path, problem: `expected array, got ${describe(value)}` })
-        return value
-      }
       const items = type.items
-      if (isScalar(items)) {
-        for (let index = 0; index < value.length; index++) {
-          const problem = scalarProblem(value[index], items)
-          if (problem !== undefined) problems.push({ path: itemPath(path, index), problem })
+      const itemCheck = isScalar(items) ? undefined : compileCheck(items)
+      return (value, path, problems) => {
+        if (!Array.isArray(value)) {
+          problems.push({ path, problem: `expected array, got ${describe(value)}` })
+          return value
         }
-        return value
+        if (itemCheck === undefined) {
+          for (let index = 0; index < value.length; index++) {
+            const problem = scalarProblem(value[index], items as ScalarType)
+            if (problem !== undefined) problems.push({ path: itemPath(path, index), problem })
+          }
+          return value
+        }
+        const mapped = new Array<unknown>(value.length)
+        for (let index = 0; index < value.length; index++)
+          mapped[index] = itemCheck(value[index], itemPath(path, index), problems)
+        return mapped
       }
-      const mapped = new Array<unknown>(value.length)
-      for (let index = 0; index < value.length; index++)
-        mapped[index] = check(value[index], items, itemPath(path, index), problems)
-      return mapped
     }
     case 'map': {
-      if (!isPlainObject(value)) {
-        problems.push({ path, problem: `expected object, got ${describe(value)}` })
-        return value
-      }
       const values = type.values
-      if (isScalar(values)) {
-        for (const key of Object.keys(value)) {
-          const problem = scalarProblem(value[key], values)
-          if (problem !== undefined) problems.push({ path: keyPath(path, key), problem })
+      const valueCheck = isScalar(values) ? undefined : compileCheck(values)
+      return (value, path, problems) => {
+        if (!isPlainObject(value)) {
+          problems.push({ path, problem: `expected object, got ${describe(value)}` })
+          return value
         }
-        return value
+        if (valueCheck === undefined) {
+          for (const key of Object.keys(value)) {
+            const problem = scalarProblem(value[key], values as ScalarType)
+            if (problem !== undefined) problems.push({ path: keyPath(path, key), problem })
+          }
+          return value
+        }
+        const mapped: Record<string, unknown> = {}
+        for (const key of Object.keys(value))
+          mapped[key] = valueCheck(value[key], keyPath(path, key), problems)
+        return mapped
       }
-      const mapped: Record<string, unknown> = {}
-      for (const key of Object.keys(value))
-        mapped[key] = check(value[key], values, keyPath(path, key), problems)
-      return mapped
     }
-    case 'record': {
-      if (!isPlainObject(value)) {
-        problems.push({ path, problem: `expected object, got ${describe(value)}` })
-        return value
-      }
-      const record: Record<string, unknown> = {}
-      let present = 0 // known fields the object has as own keys (null included)
-      for (const field of type.fields) {
-        const fieldValue = value[field.name]
-        if (fieldValue === undefined || fieldValue === null) {
-          if (fieldValue === null) present++
-          if (!field.optional) problems.push({ path: fieldPath(path, field.name), problem: 'required' })
-          record[field.name] = null
-          continue
-        }
-        present++
-        if (isScalar(field.type)) {
-          const problem = scalarProblem(fieldValue, field.type)
-          if (problem !== undefined) problems.push({ path: fieldPath(path, field.name), problem })
-          record[field.name] = fieldValue
-        } else record[field.name] = check(fieldValue, field.type, fieldPath(path, field.name), problems)
-      }
-      // Every own key is a known field: nothing to carry (the common case, decided by a count).
-      if (keyCount(value) === present) {
-        record[extraFieldsField] = null
-        return record
-      }
-      let extra: Record<string, unknown> | undefined
-      let tooDeep = false
-      for (const key of Object.keys(value)) {
-        if (type.known.has(key)) continue
-        const item = value[key]
-        if (deeperThan(item, maxUnknownFieldDepth)) {
-          tooDeep = true
-          problems.push({
-            path: fieldPath(path, key),
-            problem: `nested deeper than ${maxUnknownFieldDepth} levels`,
-          })
-        }
-        extra ??= {}
-        extra[key] = item
-      }
-      // A too-deep extra is not stringified: it could overflow JSON.stringify's recursion.
-      record[extraFieldsField] = extra && !tooDeep ? JSON.stringify(extra) : null
-      return record
-    }
+    case 'record':
+      return compiledRecordCheck(type)
   }
 }
+
+/**
+ * The fields the record's schema does not know, as JSON text for extra_fields_json (null if
+ * none), after refusing any nested deeper than maxUnknownFieldDepth.
+ */
+function unknownFields(
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  path: string,
+  problems: Problem[],
+): string | null {
+  let extra: Record<string, unknown> | undefined
+  let tooDeep = false
+  for (const key of Object.keys(value)) {
+    if (known.has(key)) continue
+    const item = value[key]
+    if (deeperThan(item, maxUnknownFieldDepth)) {
+      tooDeep = true
+      problems.push({
+        path: fieldPath(path, key),
+        problem: `nested deeper than ${maxUnknownFieldDepth} levels`,
+      })
+    }
+    extra ??= {}
+    extra[key] = item
+  }
+  // A too-deep extra is not stringified: it could overflow JSON.stringify's recursion.
+  return extra && !tooDeep ? JSON.stringify(extra) : null
+}
+
+/**
+ * A record's check as code generated from its shape: each field read and the Avro record built
+ * with fixed property names (an object literal of one hidden class), where a loop over the
+ * fields would read them by a variable key. The names are the schema's own (JSON-quoted; none
+ * shadows Object.prototype, checked above); the generated code calls the helpers above.
+ */
+function compiledRecordCheck(type: ShapeType & { kind: 'record' }): Check {
+  const scalars = type.fields.map((field) => (isScalar(field.type) ? field.type : undefined))
+  const checks = type.fields.map((field) => (isScalar(field.type) ? undefined : compileCheck(field.type)))
+  const lines: string[] = [
+    'if (!isPlainObject(value)) {',
+    "  problems.push({ path, problem: 'expected object, got ' + describe(value) })",
+    '  return value',
+    '}',
+    'let present = 0 // known fields the object has as own keys (null included)',
+    'let v, problem',
+  ]
+  type.fields.forEach((field, index) => {
+    const name = JSON.stringify(field.name)
+    lines.push(
+      `v = value[${name}]`,
+      `let f${index} = null`,
+      'if (v === undefined || v === null) {',
+      '  if (v === null) present++',
+      field.optional ? '' : `  problems.push({ path: fieldPath(path, ${name}), problem: 'required' })`,
+      '} else {',
+      '  present++',
+      scalars[index]
+        ? `  problem = scalarProblem(v, scalars[${index}])\n` +
+            `  if (problem !== undefined) problems.push({ path: fieldPath(path, ${name}), problem })\n` +
+            `  f${index} = v`
+        : `  f${index} = checks[${index}](v, fieldPath(path, ${name}), problems)`,
+      '}',
+    )
+  })
+  const extraName = JSON.stringify(extraFieldsField)
+  lines.push(
+    `const record = { ${type.fields.map((field, index) => `${JSON.stringify(field.name)}: f${index}`).join(', ')}, ${extraName}: null }`,
+    // Every own key is a known field: nothing to carry (the common case, decided by a count).
+    `if (keyCount(value) !== present) record[${extraName}] = unknownFields(value, known, path, problems)`,
+    'return record',
+  )
+  const helpers = {
+    isPlainObject,
+    describe,
+    scalarProblem,
+    fieldPath,
+    keyCount,
+    unknownFields,
+    scalars,
+    checks,
+    known: type.known,
+  }
+  const build = new Function(
+    'helpers',
+    `const { ${Object.keys(helpers).join(', ')} } = helpers\nreturn function check(value, path, problems) {\n${lines.join('\n')}\n}`,
+  )
+  return build(helpers) as Check
+}
+
+const checkEvent = compileCheck(eventShape)
 
 /**
  * One walk over a ConversationComplete payload: every way it misfits the schema (empty when it
@@ -189,13 +249,13 @@ function check(value: unknown, type: ShapeType, path: string, problems: Problem[
  */
 export function validateToAvro(payload: unknown): { problems: Problem[]; record: Record<string, unknown> } {
   const problems: Problem[] = []
-  const record = check(payload, eventShape, '', problems) as Record<string, unknown>
+  const record = checkEvent(payload, '', problems) as Record<string, unknown>
   if (problems.length === 0) return { problems, record }
   // A misfit: walked again, spelling out where each problem is.
   const located: Problem[] = []
   spellPaths = true
   try {
-    check(payload, eventShape, '', located)
+    checkEvent(payload, '', located)
   } finally {
     spellPaths = false
   }

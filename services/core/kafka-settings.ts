@@ -1,0 +1,23 @@
+// How a process reaches Kafka, whichever client library it uses (kafkajs or @platformatic/kafka).
+
+export interface KafkaSettings {
+  /** Comma-separated host:port list (KAFKA_BROKERS). */
+  brokers: string
+  clientId: string
+  /** Longest one request to a broker may take (default 30 s). */
+  requestTimeoutMs?: number
+}
+
+export const brokerList = (settings: KafkaSettings): string[] =>
+  settings.brokers.split(',').map((broker) => broker.trim())
+
+/** The connection options both @platformatic/kafka clients of the ingress (producer, admin) take:
+ *  a request times out after `requestTimeoutMs` and a failed one is retried 3 times. */
+export const platformaticClientOptions = (settings: KafkaSettings) => ({
+  clientId: settings.clientId,
+  bootstrapBrokers: brokerList(settings),
+  connectTimeout: 3_000,
+  requestTimeout: settings.requestTimeoutMs ?? 30_000,
+  retries: 3,
+  retryDelay: 200,
+})

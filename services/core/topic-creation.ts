@@ -1,0 +1,49 @@
+import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
+
+// Which of the pipeline's topics to create, and with which settings: the decision both Kafka
+// admins share (kafkajs in the worker and the tests, @platformatic/kafka in the ingress), so the
+// two create the same topics.
+
+export interface TopicConfigEntry {
+  name: string
+  value: string
+}
+
+export interface TopicSpec {
+  topic: string
+  numPartitions?: number
+  configEntries?: TopicConfigEntry[]
+}
+
+export interface TopicToCreate {
+  topic: string
+  numPartitions: number
+  configEntries: TopicConfigEntry[]
+}
+
+export const maxMessageBytesConfig = 'max.message.bytes'
+
+/**
+ * The specs of the topics that do not exist yet; existing ones are left as they are. Each new
+ * topic takes messages of `maxMessageBytes` (the broker's default is 1 MiB, far below what the
+ * ingress accepts) unless its spec sets max.message.bytes itself.
+ */
+export function topicsToCreate(
+  existing: Iterable<string>,
+  specs: TopicSpec[],
+  maxMessageBytes = topicMessageLimit(defaultBodyLimitBytes),
+): TopicToCreate[] {
+  const present = new Set(existing)
+  return specs
+    .filter((spec) => !present.has(spec.topic))
+    .map((spec) => {
+      const configEntries = spec.configEntries ?? []
+      return {
+        topic: spec.topic,
+        numPartitions: spec.numPartitions ?? 6,
+        configEntries: configEntries.some((entry) => entry.name === maxMessageBytesConfig)
+          ? configEntries
+          : [...configEntries, { name: maxMessageBytesConfig, value: String(maxMessageBytes) }],
+      }
+    })
+}
