@@ -11,8 +11,8 @@ import { createIngressMetrics } from './ingress-metrics.ts'
 
 // `npm run start:ingress`: the webhook receiver (started with ingressNodeFlags). SIGTERM/SIGINT: stop accepting, finish the
 // requests in flight, flush the producer, exit 0.
-/** A smaller young generation halves the resident memory under load (~320 → ~160 MB) for
- *  ~10% of the throughput (bench/results/ingress.md). package.json and compose pass the same. */
+/** A smaller young generation bounds the garbage that waits for a collection, the largest part of
+ *  the resident memory under load (bench/results/ingress.md). package.json and compose pass the same. */
 export const ingressNodeFlags = ['--max-semi-space-size=8']
 
 export interface RunningIngress {
