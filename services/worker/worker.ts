@@ -149,7 +149,7 @@ export async function startWorker(
     backoff,
     maxBatchAgeMs: config.WORKER_MAX_BATCH_AGE_MS,
     // Behind a backlog, batches wait for the ones after them (up to the 500 ms bound):
-    // half the writes, ~30% less CPU per conversation, mostly merges (bench/results/worker.md).
+    // fewer, larger writes, 17–30% less CPU per conversation, mostly merges (bench/results/worker.md).
     maxBacklogBatchAgeMs: Math.max(config.WORKER_MAX_BATCH_AGE_MS, 500),
     maxRows: 20_000,
     maxBatches: maxPendingBatches,
