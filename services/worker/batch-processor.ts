@@ -119,7 +119,12 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     const digest = messagesDigest(entries.map((entry) => entry.message))
     const acknowledged: Promise<Rejected[]> =
       entries.length > 0
-        ? deps.writer.write({ topic, partition, ...range, digest }, entries, payload.heartbeat)
+        ? deps.writer.write(
+            { topic, partition, ...range, digest },
+            entries,
+            payload.heartbeat,
+            Number(payload.batch.offsetLag()) > 0,
+          )
         : Promise.resolve([])
     const stored = acknowledged.then((rejected) => written(outcomes, rejected))
     stored.catch(() => {}) // observed by the commit chain, in order

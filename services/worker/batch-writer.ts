@@ -36,8 +36,17 @@ export interface BatchWriterDeps {
    * meanwhile join that write. WORKER_MAX_BATCH_AGE_MS.
    */
   maxBatchAgeMs: number
+  /**
+   * The bound instead, for a batch Kafka holds more messages behind (a backlog): its messages are
+   * late already, and waiting for the batches behind it makes fewer, larger writes, so fewer parts
+   * for ClickHouse to merge (bench/results/worker.md, "Where the time goes"). A batch with nothing
+   * behind it keeps maxBatchAgeMs, also when it joins batches that were behind.
+   */
+  maxBacklogBatchAgeMs: number
   /** A write starts at once when this many item rows are waiting. */
   maxRows: number
+  /** A write starts at once when this many batches are waiting (the most the consumer hands over). */
+  maxBatches: number
 }
 
 interface Submission {
@@ -52,6 +61,7 @@ export class BatchWriter {
   private pending: Submission[] = []
   private pendingRows = 0
   private timer: NodeJS.Timeout | undefined
+  private timerDue = 0
   private flushing: Promise<void> = Promise.resolve()
   private failing = false
   private readonly deps: BatchWriterDeps
@@ -60,21 +70,32 @@ export class BatchWriter {
     this.deps = deps
   }
 
-  /** Resolves once ClickHouse acknowledged these rows; returns the messages it refused. */
-  write(range: OffsetRange, entries: MessageRows[], keepAlive: () => Promise<void>): Promise<Rejected[]> {
+  /**
+   * Resolves once ClickHouse acknowledged these rows; returns the messages it refused. `behind`:
+   * Kafka holds more messages after this batch (maxBacklogBatchAgeMs bounds its wait).
+   */
+  write(
+    range: OffsetRange,
+    entries: MessageRows[],
+    keepAlive: () => Promise<void>,
+    behind = false,
+  ): Promise<Rejected[]> {
     const done = new Promise<Rejected[]>((resolve, reject) => {
       this.pending.push({ range, entries, keepAlive, resolve, reject })
     })
     this.pendingRows += entries.reduce((sum, entry) => sum + entry.rows.conversation_items.length + 1, 0)
-    if (this.pendingRows >= this.deps.maxRows) this.scheduleFlush(0)
-    else this.scheduleFlush(this.deps.maxBatchAgeMs)
+    if (this.pendingRows >= this.deps.maxRows || this.pending.length >= this.deps.maxBatches)
+      this.scheduleFlush(0)
+    else this.scheduleFlush(behind ? this.deps.maxBacklogBatchAgeMs : this.deps.maxBatchAgeMs)
     return done
   }
 
   private scheduleFlush(delayMs: number): void {
-    // A timer already running was set by an older submission: it is the one that bounds the age.
-    if (this.timer && delayMs > 0) return
+    // A timer already running that is due no later was set by an older submission: it bounds the age.
+    const due = Date.now() + delayMs
+    if (this.timer && due >= this.timerDue) return
     clearTimeout(this.timer)
+    this.timerDue = due
     this.timer = setTimeout(() => {
       this.timer = undefined
       this.flushing = this.flushing.then(() => this.flush())

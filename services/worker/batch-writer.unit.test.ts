@@ -71,11 +71,13 @@ function writer(insert: BatchWriterDeps['insert'], options: Partial<BatchWriterD
     backoff: { baseMs: 100, maxMs: 1_000 },
     onFailing: (value) => failing.push(value),
     maxBatchAgeMs: 100,
+    maxBacklogBatchAgeMs: 100,
     maxRows: 1_000,
+    maxBatches: 1_000,
     ...options,
   })
-  const write = (entries: MessageRows[]) =>
-    outcome(batchWriter.write(offsetRanges(entries)[0]!, entries, keepAlive))
+  const write = (entries: MessageRows[], behind = false) =>
+    outcome(batchWriter.write(offsetRanges(entries)[0]!, entries, keepAlive, behind))
   return { write, controller, failing, keepAlive }
 }
 
@@ -182,6 +184,42 @@ describe('BatchWriter: when a write starts', () => {
     const waits = clickHouse.calls.flatMap((call) => call.ids.map((id) => call.at - submittedAt.get(id)!))
     expect(waits).toHaveLength(60)
     expect(Math.max(...waits)).toBeLessThanOrEqual(bound)
+  })
+})
+
+describe('BatchWriter: behind a backlog', () => {
+  it('a batch with more behind it waits up to the backlog bound for the batches after it: one write', async () => {
+    const clickHouse = fakeClickHouse()
+    const { write } = writer(clickHouse.insert, { maxBatchAgeMs: 50, maxBacklogBatchAgeMs: 500 })
+    write([entry('m0')], true)
+    await vi.advanceTimersByTimeAsync(300)
+    write([entry('m1')], true)
+    await vi.advanceTimersByTimeAsync(199)
+    expect(clickHouse.calls).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[500, ['m0', 'm1']]])
+  })
+
+  it('a batch with nothing behind it keeps the short bound, also after one that was behind', async () => {
+    const clickHouse = fakeClickHouse()
+    const { write } = writer(clickHouse.insert, { maxBatchAgeMs: 50, maxBacklogBatchAgeMs: 500 })
+    write([entry('m0')], true)
+    await vi.advanceTimersByTimeAsync(100)
+    write([entry('m1')], false)
+    await vi.advanceTimersByTimeAsync(50)
+    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[150, ['m0', 'm1']]])
+  })
+
+  it('writes at once when maxBatches batches wait (no more can come), whatever the bound', async () => {
+    const clickHouse = fakeClickHouse()
+    const { write } = writer(clickHouse.insert, { maxBacklogBatchAgeMs: 500, maxBatches: 3 })
+    write([entry('m0')], true)
+    write([entry('m1')], true)
+    await vi.advanceTimersByTimeAsync(10)
+    expect(clickHouse.calls).toHaveLength(0)
+    write([entry('m2')], true)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[10, ['m0', 'm1', 'm2']]])
   })
 })
 
