@@ -176,8 +176,11 @@ export function voiceLatencyDashboard() {
   dashboard
     .withRow(new RowBuilder('Slowest'))
     .withPanel(
-      table('Slowest conversations', 'By p95 end-to-end latency of the conversation; milliseconds.', [
-        tableSql(`
+      table(
+        'Slowest conversations',
+        'By p95 end-to-end latency of the conversation, over all its turns (flagged ones too: flagged_turns says how many); milliseconds.',
+        [
+          tableSql(`
           SELECT
             session_id,
             ifNull(agent_name, agent_id) AS agent,
@@ -190,14 +193,16 @@ export function voiceLatencyDashboard() {
             round(tts_node_ttfb_p95 * 1000) AS tts_ttfb_p95_ms,
             round(transcription_delay_p95 * 1000) AS transcription_p95_ms,
             user_turn_count AS user_turns,
-            interruption_count AS interruptions
+            interruption_count AS interruptions,
+            flagged_item_count AS flagged_turns
           FROM ${database}.conversations FINAL
           WHERE $__timeFilter(event_time)
             AND e2e_latency_p95 IS NOT NULL
             AND ${filters.conversations}
           ORDER BY e2e_latency_p95 DESC
           LIMIT 50`),
-      ]),
+        ],
+      ),
     )
     .withPanel(
       table(
