@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { type ClickHouseClient, createClient, drainStream } from '@clickhouse/client'
+import { Session } from 'chdb'
 import { type ChdbExtension, createChdbConnection } from 'chdb/connection'
 import { removeOrphanInsertFiles, withInsertFile } from './chdb-insert-files.ts'
 
@@ -24,6 +25,31 @@ const sharedSettings = {
   date_time_input_format: 'best_effort',
 } as const
 
+/**
+ * MergeTree defaults of the embedded engine, in the server's configuration file (a MergeTree
+ * setting has no command-line form). Merges were the engine's share of the worker's ~1 GB peak RSS
+ * (#12): every merge now uses the vertical algorithm, which merges the key columns and then the
+ * rest one column at a time instead of reading every column of every part at once (the horizontal
+ * algorithm, chosen below 131,072 rows: most of the worker's merges). A merge then holds ~20-60 MB
+ * instead of 120-250 MB, at no more CPU per conversation (bench/worker-memory.ts).
+ */
+export const embeddedMergeTreeSettings = {
+  vertical_merge_algorithm_min_rows_to_activate: 1,
+  vertical_merge_algorithm_min_bytes_to_activate: 0,
+  vertical_merge_algorithm_min_columns_to_activate: 1,
+} as const
+
+/** The configuration file beside the data it configures, (re)written when it differs. */
+function writeEmbeddedConfig(dataDir: string): string {
+  const file = join(dataDir, 'embedded-engine-config.xml')
+  const settings = Object.entries(embeddedMergeTreeSettings)
+    .map(([name, value]) => `<${name}>${value}</${name}>`)
+    .join('')
+  const text = `<clickhouse><merge_tree>${settings}</merge_tree></clickhouse>\n`
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text)
+  return file
+}
+
 /** The chDB session behind an embedded client: binary inserts go to it directly. */
 const embeddedSessions = new WeakMap<ClickHouseClient, ChdbExtension>()
 
@@ -43,7 +69,16 @@ export function createClickHouse(settings: ClickHouseSettings): ClickHouseClient
   removeOrphanInsertFiles()
   // chdb implements @clickhouse/client-common's Connection; @clickhouse/client 1.23.1 bundles an
   // identical copy of those types, which TypeScript sees as distinct: same shape at run time.
-  const chdb = createChdbConnection({ path })
+  // createChdbConnection takes no engine arguments. chDB runs one engine per process, started by
+  // the first connection on the directory (later ones join it, their arguments ignored): a session
+  // opened first with the arguments starts it, and the engine outlives that session.
+  const starter = new Session(path, { connectionArgs: [`--config-file=${writeEmbeddedConfig(path)}`] })
+  let chdb: ReturnType<typeof createChdbConnection>
+  try {
+    chdb = createChdbConnection({ path })
+  } finally {
+    starter.close()
+  }
   const client = createClient({
     connection: chdb as unknown as ClientConnection,
     clickhouse_settings: sharedSettings,
