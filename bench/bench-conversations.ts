@@ -3,6 +3,8 @@ import type { ConversationCompleteEvent } from '../services/core/event/conversat
 import { toAvroRecord } from '../services/core/event/event-record.ts'
 import type { EventCodec } from '../services/core/event-codec.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
+import { conversationRows } from '../services/worker/conversation-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../services/worker/table-rows.ts'
 
 // The benchmarks' conversations as the Kafka topic holds them: Avro in the Confluent wire format
 // (encoded by the project's codec against the real registry), one Buffer per message. A pool of
@@ -31,4 +33,16 @@ export function conversationPool(size = 4000, seed = 2024): ConversationPool {
 /** Message bytes as the ingress would produce them (received now). */
 export function messageBytes(codec: EventCodec, event: ConversationCompleteEvent): Promise<Buffer> {
   return codec.encode(toAvroRecord(event, { source: 'bench', receivedAt: Date.now() }))
+}
+
+/** The worker's rows of these conversations under fresh session ids: each write stores new ones. */
+export function freshTableRows(pool: readonly ConversationCompleteEvent[]): TableRows {
+  const all = emptyTableRows()
+  pool.forEach((event, offset) => {
+    const copy = { ...event, data: { ...event.data, session_id: randomUUID() } }
+    const record = toAvroRecord(copy, { source: 'bench', receivedAt: Date.now() })
+    const rows = conversationRows(record, { topic: 'bench', partition: 0, offset, timestampMs: Date.now() })
+    for (const table of tableNames) (all[table] as unknown[]).push(...(rows[table] as unknown[]))
+  })
+  return all
 }

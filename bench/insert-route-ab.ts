@@ -1,19 +1,17 @@
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
 import { createClickHouse } from '../services/core/clickhouse.ts'
 import { runMigrations } from '../services/core/clickhouse-migrations.ts'
-import { toAvroRecord } from '../services/core/event/event-record.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 import { insertTableRows, tableBlock } from '../services/worker/clickhouse-insert.ts'
-import { conversationRows } from '../services/worker/conversation-rows.ts'
-import { emptyTableRows, type TableRows, tableNames } from '../services/worker/table-rows.ts'
+import { type TableRows, tableNames } from '../services/worker/table-rows.ts'
 import {
   insertTableRowsAsJsonCompact,
   jsonCompactBody,
 } from '../test/worker/json-compact-reference-insert.ts'
+import { freshTableRows } from './bench-conversations.ts'
 
 // `node bench/insert-route-ab.ts`: the worker's write of N conversations (~40 items each) into
 // embedded chDB by the two routes, alternating A B B A in one process so that both see the same
@@ -37,16 +35,7 @@ type Route = keyof typeof databases
 
 const pool = [...conversationStream({ count: conversations, seed: 2024, historyItems: 40 })]
 /** The pool's rows under fresh session ids: each write stores new conversations. */
-function freshRows(): TableRows {
-  const all = emptyTableRows()
-  pool.forEach((event, offset) => {
-    const copy = { ...event, data: { ...event.data, session_id: randomUUID() } }
-    const record = toAvroRecord(copy, { source: 'bench', receivedAt: Date.now() })
-    const rows = conversationRows(record, { topic: 'bench', partition: 0, offset, timestampMs: Date.now() })
-    for (const table of tableNames) (all[table] as unknown[]).push(...(rows[table] as unknown[]))
-  })
-  return all
-}
+const freshRows = (): TableRows => freshTableRows(pool)
 
 const cpuMs = () => {
   const usage = process.cpuUsage()

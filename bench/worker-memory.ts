@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
 import { createClickHouse } from '../services/core/clickhouse.ts'
 import { runMigrations } from '../services/core/clickhouse-migrations.ts'
-import { toAvroRecord } from '../services/core/event/event-record.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 import { insertTableRows } from '../services/worker/clickhouse-insert.ts'
-import { conversationRows } from '../services/worker/conversation-rows.ts'
-import { emptyTableRows, type TableRows, tableNames } from '../services/worker/table-rows.ts'
+import type { TableRows } from '../services/worker/table-rows.ts'
+import { freshTableRows } from './bench-conversations.ts'
 
 // `node bench/worker-memory.ts`: the worker's memory without Kafka (#12). Opens ClickHouse as the
 // worker does (createClickHouse twice on one directory, migrations), writes BENCH_WRITES (40) writes
@@ -31,16 +29,7 @@ const items = createClickHouse(cfg)
 const db = 'probe'
 await runMigrations(client, db)
 const pool = [...conversationStream({ count: conversations, seed: 2024, historyItems: 40 })]
-function freshRows(): TableRows {
-  const all = emptyTableRows()
-  pool.forEach((event, offset) => {
-    const copy = { ...event, data: { ...event.data, session_id: randomUUID() } }
-    const record = toAvroRecord(copy, { source: 'bench', receivedAt: Date.now() })
-    const rows = conversationRows(record, { topic: 'bench', partition: 0, offset, timestampMs: Date.now() })
-    for (const table of tableNames) (all[table] as unknown[]).push(...(rows[table] as unknown[]))
-  })
-  return all
-}
+const freshRows = (): TableRows => freshTableRows(pool)
 const status = () => {
   const s = readFileSync('/proc/self/status', 'utf8')
   const kb = (k: string) => Number(s.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0) / 1024
