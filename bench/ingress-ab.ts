@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
 import { ingressEnv, postConversations } from './ingress-load.ts'
+import { cpuSeconds } from './process-cpu.ts'
 
 // `BASE_DIR=<another checkout> node bench/ingress-ab.ts`: this checkout's ingress against
 // another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
@@ -21,11 +22,6 @@ const checkouts = {
 }
 
 /** CPU seconds (user + system) a process used so far; less swayed by a busy machine than a rate. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
-}
-
 /** Resident memory now (VmRSS): what the code loaded and the connections hold before any load. */
 function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
