@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { splitStatements } from '../../services/core/clickhouse-migrations.ts'
+import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
+import { landingColumns } from './landing-columns.ts'
 
 // The ClickHouse-side route's SQL (views.sql) with its placeholders filled: the landing table as a
 // Null table the message bytes are INSERTed into, or as ClickHouse's own Kafka consumer. Either
@@ -48,6 +50,7 @@ export function clickhouseSideStatements(
   const kafka = landing.kind === 'kafka'
   const values: Record<string, string> = {
     database,
+    landing_columns: landingColumns(eventAvroSchema),
     landing_engine: landingEngine(landing),
     kafka_topic: kafka ? '_topic' : "''",
     kafka_partition: kafka ? 'toUInt32(_partition)' : '0',

@@ -9,6 +9,7 @@
 --          -> conversations_mv, conversation_items_mv, tool_calls_mv, handoffs_mv,
 --             test_results_mv, campaign_items_mv, agent_latency_feed_mv (-> the rollup's own view)
 -- Placeholders, replaced by bench/clickhouse-side/clickhouse-side-sql.ts: {database};
+-- {landing_columns} (the event's Avro schema as AvroConfluent reads it: landing-columns.ts);
 -- {landing_engine} (Null, or Kafka with its settings); {kafka_topic}, {kafka_partition},
 -- {kafka_offset}, {kafka_timestamp_ms}: the Kafka engine's virtual columns (_topic, _partition,
 -- _offset, toUnixTimestamp64Milli(_timestamp_ms)), or constants when the bytes arrive by INSERT
@@ -43,71 +44,7 @@
 
 CREATE TABLE IF NOT EXISTS {database}.conversation_landing
 (
-    event String,
-    data Tuple(
-        session_id String,
-        agent_id Nullable(String),
-        agent_name Nullable(String),
-        audio_url Nullable(String),
-        audio_url_expires_at Nullable(String),
-        created_at Nullable(String),
-        start_time Nullable(String),
-        agent_joined_at Nullable(String),
-        duration_seconds Nullable(Float64),
-        history Array(Tuple(
-            role Nullable(String),
-            content Nullable(String),
-            kind Nullable(String),
-            id Nullable(String),
-            created_at Nullable(String),
-            interrupted Nullable(Bool),
-            transcript_confidence Nullable(Float64),
-            metrics Tuple(
-                started_speaking_at Nullable(String),
-                stopped_speaking_at Nullable(String),
-                transcription_delay Nullable(Float64),
-                end_of_turn_delay Nullable(Float64),
-                on_user_turn_completed_delay Nullable(Float64),
-                llm_node_ttft Nullable(Float64),
-                tts_node_ttfb Nullable(Float64),
-                e2e_latency Nullable(Float64),
-                extra_fields_json Nullable(String)),
-            tool_name Nullable(String),
-            tool_call_id Nullable(String),
-            tool_arguments_json Nullable(String),
-            tool_output Nullable(String),
-            tool_is_error Nullable(Bool),
-            handoff_to_agent_id Nullable(String),
-            instructions Nullable(String),
-            tools_added Array(String),
-            extra_fields_json Nullable(String))),
-        telecom_provider Nullable(String),
-        from_number Nullable(String),
-        to_number Nullable(String),
-        call_sid Nullable(String),
-        campaign_item_id Nullable(String),
-        campaign_id Nullable(String),
-        campaign_name Nullable(String),
-        url_parameters Map(String, String),
-        test_run_id Nullable(String),
-        test_id Nullable(String),
-        test_status Nullable(String),
-        test_eval_result Tuple(
-            success Nullable(Bool),
-            reasons Array(String),
-            completion_reason Nullable(String),
-            extra_fields_json Nullable(String)),
-        room_metadata Tuple(
-            failed Nullable(Bool),
-            skipCompositeEgress Nullable(Bool),
-            error Nullable(String),
-            extra_fields_json Nullable(String)),
-        status Nullable(String),
-        error_message Nullable(String),
-        extra_fields_json Nullable(String)),
-    source Nullable(String),
-    received_at Nullable(DateTime64(3, 'UTC')),
-    extra_fields_json Nullable(String)
+{landing_columns}
 )
 ENGINE = {landing_engine};
 
