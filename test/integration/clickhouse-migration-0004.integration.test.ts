@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { conversationTables, rollupTables } from '../../services/core/clickhouse-retention.ts'
-import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../worker/worker-test-support.ts'
+import { databaseBeforeMigration, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0004 rebuilds every versioned table as ReplacingMergeTree(version, is_deleted): a
 // database made by 0001-0003 and holding rows keeps them (as FINAL shows them), gains the new
@@ -10,7 +11,7 @@ import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/
 // (chDB keeps an insert's settings for its session, e.g. the runner's last deduplication token: the
 // test's own inserts name theirs.)
 describe('migration 0004 on an existing database', () => {
-  const data = tempDataDir('migration-0004')
+  const opened = databaseBeforeMigration(4)
   let client: ClickHouseClient
   const versioned = [...conversationTables, ...rollupTables]
 
@@ -31,12 +32,7 @@ describe('migration 0004 on an existing database', () => {
   })
 
   beforeAll(async () => {
-    client = embeddedClickHouse(data.dir)
-    await runMigrations(
-      client,
-      database,
-      loadMigrations(database).filter((migration) => migration.version < 4),
-    )
+    client = opened.client
     const insert = (query: string) => client.command({ query })
     // Two deliveries of s1 under one key (the newer wins), s2 keyed by its time of receipt.
     await insert(`INSERT INTO ${database}.conversations (session_id, event_time, agent_id, start_time, status, version)
@@ -48,11 +44,6 @@ describe('migration 0004 on an existing database', () => {
     await insert(`INSERT INTO ${database}.agent_latency_feed (agent_id, minute, session_id, source, version, e2e_latency,
         llm_node_ttft, tts_node_ttfb, transcription_delay, end_of_turn_delay)
       VALUES ('a', '2026-04-01 08:00:00', 's1', 'prod', 2, [0.5, 0.7], [], [], [], [])`)
-  })
-
-  afterAll(async () => {
-    await client?.close()
-    data.remove()
   })
 
   let before: Awaited<ReturnType<typeof snapshot>>
@@ -83,8 +74,7 @@ describe('migration 0004 on an existing database', () => {
   })
 
   it('runs again without harm', async () => {
-    for (const statement of loadMigrations(database).find((migration) => migration.version === 4)!.statements)
-      await client.command({ query: statement })
+    await runMigrationAgain(client, 4)
     expect(await snapshot()).toEqual(before)
   })
 

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../worker/worker-test-support.ts'
+import { databaseBeforeMigration, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0005 adds metric_flags to conversation_items and flagged_item_count to conversations
 // (#14): a database made by 0001-0004 and holding rows keeps them, and those rows, never checked,
 // read as unflagged ([] and 0). Running its statements again (a run cut short) does no harm.
 describe('migration 0005 on an existing database', () => {
-  const data = tempDataDir('migration-0005')
+  const opened = databaseBeforeMigration(5)
   let client: ClickHouseClient
 
   const snapshot = async () => ({
@@ -22,12 +23,7 @@ describe('migration 0005 on an existing database', () => {
   })
 
   beforeAll(async () => {
-    client = embeddedClickHouse(data.dir)
-    await runMigrations(
-      client,
-      database,
-      loadMigrations(database).filter((migration) => migration.version < 5),
-    )
+    client = opened.client
     await client.command({
       query: `INSERT INTO ${database}.conversations (session_id, event_time, agent_id, status, version)
         SETTINGS insert_deduplication_token = 'test-0005-conversations'
@@ -38,11 +34,6 @@ describe('migration 0005 on an existing database', () => {
         SETTINGS insert_deduplication_token = 'test-0005-items'
         VALUES ('s1', 0, '2026-04-01 08:00:00', 'a', 'hello', 1), ('s1', 1, '2026-04-01 08:00:00', 'a', 'bye', 1)`,
     })
-  })
-
-  afterAll(async () => {
-    await client?.close()
-    data.remove()
   })
 
   const unflagged = {
@@ -73,8 +64,7 @@ describe('migration 0005 on an existing database', () => {
   })
 
   it('runs again without harm', async () => {
-    for (const statement of loadMigrations(database).find((migration) => migration.version === 5)!.statements)
-      await client.command({ query: statement })
+    await runMigrationAgain(client, 5)
     expect(await snapshot()).toEqual(unflagged)
   })
 })

@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { database, queryRows } from '../worker/worker-test-support.ts'
+import { databaseBeforeMigration, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0006 gives the latency rollup the states of unflagged values beside those of all values
 // (#14): a database made by 0001-0005 keeps its rollup rows, which (never checked) read as unflagged;
 // after it the view fills both from the feed; a feed row without the unflagged arrays (an older
 // writer, a tombstone) counts all its values as unflagged. Running its statements again does no harm.
 describe('migration 0006 on an existing database', () => {
-  const data = tempDataDir('migration-0006')
+  const opened = databaseBeforeMigration(6)
   let client: ClickHouseClient
 
   const feed = (columns: string, values: string, token: string) =>
@@ -32,22 +33,12 @@ describe('migration 0006 on an existing database', () => {
     )
 
   beforeAll(async () => {
-    client = embeddedClickHouse(data.dir)
-    await runMigrations(
-      client,
-      database,
-      loadMigrations(database).filter((migration) => migration.version < 6),
-    )
+    client = opened.client
     await feed(
       'e2e_latency, llm_node_ttft, tts_node_ttfb, transcription_delay, end_of_turn_delay',
       `('a', '2026-04-01 08:00:00', 'old', 'prod', 1, [0.8, 600], [0.2], [0.1], [], [0.3])`,
       'test-0006-before',
     )
-  })
-
-  afterAll(async () => {
-    await client?.close()
-    data.remove()
   })
 
   const before = {
@@ -105,8 +96,7 @@ describe('migration 0006 on an existing database', () => {
 
   it('runs again without harm', async () => {
     const stored = await rollup()
-    for (const statement of loadMigrations(database).find((migration) => migration.version === 6)!.statements)
-      await client.command({ query: statement })
+    await runMigrationAgain(client, 6)
     expect(await rollup()).toEqual(stored)
     expect(stored).toHaveLength(3)
   })

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll } from 'vitest'
+import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { database, embeddedClickHouse, tempDataDir } from '../worker/worker-test-support.ts'
+
+// What every migration's own test starts from: an embedded database migrated up to just before that
+// migration (opened in beforeAll, before the test's own hooks add rows; closed and removed in afterAll).
+
+/** The database as the migrations before `version` left it; `client` is set once beforeAll ran. */
+export function databaseBeforeMigration(version: number): { client: ClickHouseClient } {
+  const data = tempDataDir(`migration-${String(version).padStart(4, '0')}`)
+  const opened = { client: undefined as unknown as ClickHouseClient }
+  beforeAll(async () => {
+    opened.client = embeddedClickHouse(data.dir)
+    await runMigrations(
+      opened.client,
+      database,
+      loadMigrations(database).filter((migration) => migration.version < version),
+    )
+  })
+  afterAll(async () => {
+    await opened.client?.close()
+    data.remove()
+  })
+  return opened
+}
+
+/** Runs migration `version`'s statements once more, as a run cut short and started again would. */
+export async function runMigrationAgain(client: ClickHouseClient, version: number): Promise<void> {
+  const migration = loadMigrations(database).find((candidate) => candidate.version === version)
+  if (!migration) throw new Error(`no migration ${version}`)
+  for (const statement of migration.statements) await client.command({ query: statement })
+}
