@@ -61,7 +61,9 @@ for (const [index, sample] of profile.samples.entries()) {
   if (functionName === '(idle)') continue
   const micros = profile.timeDeltas[index] ?? 0
   busy += micros
+  // The walk's code is generated (new Function): no url, a name of its own.
   const library =
+    (url === '' && functionName.startsWith('checkWrite') ? 'ours: validate + map walk' : undefined) ??
     libraries.find(([pattern]) => pattern.test(url))?.[1] ??
     (url === '' || url.startsWith('node:')
       ? `${functionName} (V8/Node)`
