@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,6 +35,8 @@ const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
   samples: number[]
   timeDeltas: number[]
 }
+// PROFILE_OUT=<file>: keep the profile (e.g. to open in a profiler or walk its callers).
+if (process.env.PROFILE_OUT) copyFileSync(join(profileDir, file), process.env.PROFILE_OUT)
 rmSync(profileDir, { recursive: true, force: true })
 
 const libraries: Array<[RegExp, string]> = [
@@ -45,7 +47,7 @@ const libraries: Array<[RegExp, string]> = [
   [/fastify|find-my-way|avvio|light-my-request/, 'fastify'],
   [/pino/, 'pino'],
   [/prom-client/, 'prom-client'],
-  [/event-validation|storable-timestamp/, 'ours: validate + map walk'],
+  [/event-validation|storable-timestamp|validating-event-encoder/, 'ours: validate + map walk'],
   [/event-codec|avro-event-writer/, 'ours: Avro writer + wire encoder'],
   [/json-body/, 'ours: json-body (UTF-8 decode, JSON.parse)'],
   [/\/services\//, 'ours: other'],
@@ -59,7 +61,9 @@ for (const [index, sample] of profile.samples.entries()) {
   if (functionName === '(idle)') continue
   const micros = profile.timeDeltas[index] ?? 0
   busy += micros
+  // The walk's code is generated (new Function): no url, a name of its own.
   const library =
+    (url === '' && functionName.startsWith('checkWrite') ? 'ours: validate + map walk' : undefined) ??
     libraries.find(([pattern]) => pattern.test(url))?.[1] ??
     (url === '' || url.startsWith('node:')
       ? `${functionName} (V8/Node)`

@@ -43,7 +43,15 @@ interface AvroWriter {
   encode(value: unknown, buffer: Buffer, position: number): number
 }
 
-const wireHeaderBytes = 5 // magic byte 0, then the schema id as a big-endian int32
+/** The Confluent wire header: magic byte 0, then the schema id as a big-endian int32. */
+export const wireHeaderBytes = 5
+
+/** Writes the wire header into the first wireHeaderBytes of a message written after them. */
+export function writeWireHeader(message: Buffer, schemaId: number): Buffer {
+  message[0] = 0
+  message.writeInt32BE(schemaId, 1)
+  return message
+}
 
 /**
  * Encodes in the Confluent wire format with a writer compiled once: the record is
@@ -59,9 +67,7 @@ export function wireEncoder(schemaId: number, type: AvroWriter): (record: AvroRe
       if (end >= 0) {
         const framed = Buffer.allocUnsafe(end)
         scratch.copy(framed, wireHeaderBytes, wireHeaderBytes, end)
-        framed[0] = 0
-        framed.writeInt32BE(schemaId, 1)
-        return framed
+        return writeWireHeader(framed, schemaId)
       }
       // A negative position is the number of bytes missing.
       scratch = Buffer.allocUnsafe(2 * (scratch.length - end))

@@ -1,6 +1,6 @@
-import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
-import type { AvroRecord } from '../core/event/event-record.ts'
-import { isPlainObject, type Problem, validateToAvro } from '../core/event/event-validation.ts'
+import type { IngestMetadata } from '../core/event/event-record.ts'
+import { isPlainObject, type Problem } from '../core/event/event-validation.ts'
+import { validateAndEncode } from '../core/event/validating-event-encoder.ts'
 import { badRequest } from './ingress-errors.ts'
 
 // What a parsed webhook body is, and so where it goes: a ConversationComplete that fits the
@@ -12,14 +12,14 @@ export type Classified =
   | {
       kind: 'conversation'
       sessionId: string
-      event: ConversationCompleteEvent
-      /** Its Avro record, built by the validation walk (no ingestion metadata yet). */
-      record: AvroRecord
+      /** Its Avro record with the ingestion metadata, written by the validation walk after room for
+       *  the wire header (writeWireHeader fills it in once the schema id is known). */
+      avro: Buffer
     }
   | { kind: 'quarantine'; sessionId: string; problems: Problem[] }
   | { kind: 'other'; eventName: string; sessionId: string | null }
 
-export function classifyWebhook(body: unknown): Classified {
+export function classifyWebhook(body: unknown, ingest: IngestMetadata): Classified {
   if (!isPlainObject(body))
     throw badRequest('body must be a JSON object', [{ path: '', problem: 'expected object' }])
   const data = body.data
@@ -32,7 +32,7 @@ export function classifyWebhook(body: unknown): Classified {
     throw badRequest('data.session_id must be a non-empty string', [
       { path: 'data.session_id', problem: 'required non-empty string' },
     ])
-  const { problems, record } = validateToAvro(body)
-  if (problems.length > 0) return { kind: 'quarantine', sessionId, problems }
-  return { kind: 'conversation', sessionId, event: body as ConversationCompleteEvent, record }
+  const { problems, value } = validateAndEncode(body, ingest)
+  if (value === undefined) return { kind: 'quarantine', sessionId, problems }
+  return { kind: 'conversation', sessionId, avro: value }
 }

@@ -1,22 +1,28 @@
 import { describe, expect, it } from 'vitest'
+import { compileAvroWriter } from '../core/event/avro-event-writer.ts'
 import { toAvroRecord } from '../core/event/event-record.ts'
-import { classifyWebhook } from './classify-webhook.ts'
+import { eventAvroSchema } from '../core/event/event-schema.ts'
+import { wireHeaderBytes } from '../core/event-codec.ts'
+import { classifyWebhook as classifyWith } from './classify-webhook.ts'
 
 const sessionId = '0b6c3d5e-8f1a-4b2c-9d3e-4f5a6b7c8d9e'
+const ingest = { source: 'prod', receivedAt: 1_764_000_000_123 }
+const classifyWebhook = (body: unknown) => classifyWith(body, ingest)
 
 describe('classifyWebhook', () => {
-  it('passes a fitting ConversationComplete on', () => {
-    const body = { event: 'ConversationComplete', data: { session_id: sessionId } }
-    // With its Avro record, ingestion metadata still to come.
-    const {
-      source: _source,
-      received_at: _receivedAt,
-      ...record
-    } = toAvroRecord(body, {
-      source: null,
-      receivedAt: null,
-    })
-    expect(classifyWebhook(body)).toEqual({ kind: 'conversation', sessionId, event: body, record })
+  it('passes a fitting ConversationComplete on, as its Avro record with the ingestion metadata', () => {
+    const body = { event: 'ConversationComplete', data: { session_id: sessionId, agent_name: 'Ada' } }
+    const classified = classifyWebhook(body)
+    expect(classified).toMatchObject({ kind: 'conversation', sessionId })
+    // After room for the wire header: the bytes of the compiled writer for toAvroRecord's record.
+    const expected = Buffer.alloc(4096)
+    const end = compileAvroWriter(eventAvroSchema).encode(
+      toAvroRecord(body, ingest),
+      expected,
+      wireHeaderBytes,
+    )
+    const avro = (classified as { avro: Buffer }).avro
+    expect(avro.subarray(wireHeaderBytes)).toEqual(expected.subarray(wireHeaderBytes, end))
   })
   it('quarantines a misfit with its problems', () => {
     expect(

@@ -135,7 +135,7 @@ export function buildIngressApp(deps: IngressDependencies) {
    * (for a conversation) the raw bytes are not referenced past this: they die young instead of
    * being promoted to the old generation while Kafka answers (less GC, less peak memory).
    */
-  async function toMessage(request: FastifyRequest) {
+  function toMessage(request: FastifyRequest) {
     const receivedAt = Date.now()
     const rawBody = request.body as Buffer | undefined
     if (!rawBody) throw new HttpError(415, 'unsupported_media_type', 'a JSON body is required')
@@ -143,7 +143,7 @@ export function buildIngressApp(deps: IngressDependencies) {
     // PII goes before anything is validated, stored or logged; a source that keeps everything skips this.
     const pii = deps.piiRedaction?.(request.source!)
     const body = pii ? pii.redact(parsed) : parsed
-    const classified = classifyWebhook(body)
+    const classified = classifyWebhook(body, { source: request.source!, receivedAt })
     const codec = deps.codec()
     if (!codec)
       throw unavailable(
@@ -151,13 +151,7 @@ export function buildIngressApp(deps: IngressDependencies) {
       )
     // Raw bytes (quarantine, other kinds) hold what the policy removed: they are stored re-serialised.
     const storedBody = pii && classified.kind !== 'conversation' ? redactedBytes(body) : rawBody
-    const { topic, message } = await toKafkaMessage(
-      classified,
-      storedBody,
-      request.source!,
-      receivedAt,
-      codec,
-    )
+    const { topic, message } = toKafkaMessage(classified, storedBody, request.source!, receivedAt, codec)
     if (pii) message.headers = { ...message.headers, [piiPolicyHeader]: pii.header }
     if (classified.kind === 'conversation') {
       request.body = undefined // the Avro record carries it now
@@ -180,7 +174,7 @@ export function buildIngressApp(deps: IngressDependencies) {
       },
     },
     async (request, reply) => {
-      const { topic, message, classified } = await toMessage(request)
+      const { topic, message, classified } = toMessage(request)
       const started = process.hrtime.bigint()
       try {
         await deps.publish(topic, message)

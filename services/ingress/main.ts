@@ -12,7 +12,8 @@ import { createIngressMetrics } from './ingress-metrics.ts'
 // `npm run start:ingress`: the webhook receiver (started with ingressNodeFlags). SIGTERM/SIGINT: stop accepting, finish the
 // requests in flight, flush the producer, exit 0.
 /** A smaller young generation bounds the garbage that waits for a collection, the largest part of
- *  the resident memory under load (bench/results/ingress.md). package.json and compose pass the same. */
+ *  the resident memory under load (bench/results/ingress.md). Only the command line sets it:
+ *  package.json (start:ingress, dev), ./run dev and compose pass the same (ingress-node-flags test). */
 export const ingressNodeFlags = ['--max-semi-space-size=8']
 
 export interface RunningIngress {

@@ -1,5 +1,4 @@
-import { withIngest } from '../core/event/event-record.ts'
-import type { EventCodec } from '../core/event-codec.ts'
+import { type EventCodec, writeWireHeader } from '../core/event-codec.ts'
 import { topics } from '../core/topics.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
 import type { Classified } from './classify-webhook.ts'
@@ -9,20 +8,20 @@ import type { Classified } from './classify-webhook.ts'
 // what we know in headers, so they can be fixed and replayed.
 export const maxProblemsInHeader = 50
 
-export async function toKafkaMessage(
+export function toKafkaMessage(
   classified: Classified,
   rawBody: Buffer,
   source: string,
   receivedAt: number,
   codec: EventCodec,
-): Promise<{ topic: string; message: OutgoingMessage }> {
+): { topic: string; message: OutgoingMessage } {
   switch (classified.kind) {
     case 'conversation':
       return {
         topic: topics.conversationComplete,
         message: {
           key: classified.sessionId,
-          value: await codec.encode(withIngest(classified.record, { source, receivedAt })),
+          value: writeWireHeader(classified.avro, codec.schemaId),
         },
       }
     case 'quarantine':

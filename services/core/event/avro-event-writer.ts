@@ -26,7 +26,7 @@ function invalid(value: unknown, type: string): never {
 }
 
 /** Zig-zag varint, as Avro's long and avsc's writeLong. */
-function writeLong(value: number): void {
+export function writeLong(value: number): void {
   ensure(10)
   if (value >= -1073741824 && value < 1073741824) {
     let m = value >= 0 ? value << 1 : (~value << 1) | 1
@@ -50,7 +50,7 @@ function writeLong(value: number): void {
 // character met on the way, goes through Buffer.byteLength and utf8Write.
 const loopedStringLength = 256
 
-function writeString(value: unknown): void {
+export function writeString(value: unknown): void {
   if (typeof value !== 'string') invalid(value, 'string')
   const length = value.length
   if (length <= loopedStringLength) {
@@ -76,20 +76,37 @@ function writeString(value: unknown): void {
   position += buffer.write(value, position, bytes, 'utf8')
 }
 
-function writeDouble(value: unknown): void {
+export function writeDouble(value: unknown): void {
   if (typeof value !== 'number') invalid(value, 'double')
   ensure(8)
   position = buffer.writeDoubleLE(value, position)
 }
 
-function writeBoolean(value: unknown): void {
+export function writeBoolean(value: unknown): void {
   if (typeof value !== 'boolean') invalid(value, 'boolean')
   ensure(1)
   buffer[position++] = value ? 1 : 0
 }
 
+/** A union's branch index: 0 for null, 1 for the value of a ['null', T] (zig-zag: one byte). */
+export function writeUnionBranch(branch: 0 | 1): void {
+  ensure(1)
+  buffer[position++] = branch << 1
+}
+
+/** Where the next writes go: `target` from `at` (moving to a larger buffer if it does not fit). */
+export function startWriting(target: Buffer, at: number): void {
+  buffer = target
+  position = at
+}
+
+/** What was written since startWriting: the buffer (target, or a larger one holding it) and the end. */
+export function written(): { buffer: Buffer; end: number } {
+  return { buffer, end: position }
+}
+
 // avsc's bound for a long held in a JavaScript number.
-const safeLong = 9007199254740990
+export const safeLong = 9007199254740990
 
 function writeLongValue(value: unknown): void {
   if (typeof value !== 'number' || value % 1 !== 0 || value < -safeLong || value > safeLong)
@@ -97,13 +114,14 @@ function writeLongValue(value: unknown): void {
   writeLong(value)
 }
 
-function compile(type: AvroTypeSchema): Write {
+/** The writer of one schema type, writing at the current position (see startWriting). */
+export function compileWrite(type: AvroTypeSchema): Write {
   if (Array.isArray(type)) {
     // ['null', T]: branch 0 is null, branch 1 (zig-zag 2) the value.
     const [first, second] = type
     if (type.length !== 2 || first !== 'null' || second === undefined)
       throw new Error(`unsupported union ${JSON.stringify(type)}`)
-    const writeValue = compile(second)
+    const writeValue = compileWrite(second)
     return (value) => {
       ensure(1)
       if (value === null) buffer[position++] = 0
@@ -121,7 +139,7 @@ function compile(type: AvroTypeSchema): Write {
     case 'long':
       return writeLongValue
     case 'array': {
-      const writeItem = compile(type.items)
+      const writeItem = compileWrite(type.items)
       return (value) => {
         if (!Array.isArray(value)) invalid(value, 'array')
         const count = value.length
@@ -133,7 +151,7 @@ function compile(type: AvroTypeSchema): Write {
       }
     }
     case 'map': {
-      const writeValue = compile(type.values)
+      const writeValue = compileWrite(type.values)
       return (value) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(value, 'map')
         const entries = value as Record<string, unknown>
@@ -151,7 +169,7 @@ function compile(type: AvroTypeSchema): Write {
     case 'record': {
       const names = type.fields.map((field) => field.name)
       const writers = type.fields.map((field): Write => {
-        const write = compile(field.type)
+        const write = compileWrite(field.type)
         if (!('default' in field)) return write
         if (field.default !== null) throw new Error(`unsupported default of ${field.name}`)
         // As avsc: an absent (undefined) field is written as its default.
@@ -175,7 +193,7 @@ function compile(type: AvroTypeSchema): Write {
 export function compileAvroWriter(schema: AvroTypeSchema): {
   encode(value: unknown, target: Buffer, at: number): number
 } {
-  const write = compile(schema)
+  const write = compileWrite(schema)
   return {
     encode(value, target, at) {
       buffer = target

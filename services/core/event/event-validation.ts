@@ -10,7 +10,7 @@ export interface Problem {
   problem: string
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Nesting allowed inside fields the schema does not know (they are carried as JSON text). */
 export const maxUnknownFieldDepth = 32
@@ -78,7 +78,7 @@ function assertNoPrototypeNames(type: ShapeType): void {
 assertNoPrototypeNames(eventShape)
 
 /** How many own enumerable keys an object has, without allocating their array. */
-function keyCount(value: object): number {
+export function keyCount(value: object): number {
   let count = 0
   for (const key in value) if (Object.hasOwn(value, key)) count++
   return count
@@ -156,7 +156,7 @@ function compileCheck(type: ShapeType): Check {
  * The fields the record's schema does not know, as JSON text for extra_fields_json (null if
  * none), after refusing any nested deeper than maxUnknownFieldDepth.
  */
-function unknownFields(
+export function unknownFields(
   value: Record<string, unknown>,
   known: ReadonlySet<string>,
   path: string,

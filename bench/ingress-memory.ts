@@ -1,0 +1,66 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ingressNodeFlags } from '../services/ingress/main.ts'
+import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
+import { ingressEnv, postConversations } from './ingress-load.ts'
+
+// `[BASE_DIR=<checkout>] node bench/ingress-memory.ts`: what the ingress's resident memory is
+// under the benchmark's load. process.memoryUsage() is sampled every 100 ms inside the ingress
+// (bench/ingress-memory-sampler.ts); printed: the samples at ready and at the highest RSS, split
+// into the V8 heap (total, used), ArrayBuffers (Buffers: bodies, Avro messages, Kafka requests)
+// and the rest (code, the young generation's reserve, malloc's free lists), and the kernel's peak.
+const seconds = Number(process.env.BENCH_SECONDS ?? 15)
+const port = 18_194
+const dir = process.env.BASE_DIR ?? fileURLToPath(new URL('..', import.meta.url))
+const samplesDir = mkdtempSync(join(tmpdir(), 'ingress-memory-'))
+const samplesFile = join(samplesDir, 'samples.jsonl')
+const sampler = fileURLToPath(new URL('./ingress-memory-sampler.ts', import.meta.url))
+
+interface Sample {
+  at: number
+  rss: number
+  heapTotal: number
+  heapUsed: number
+  external: number
+  arrayBuffers: number
+}
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0)
+const describe = (sample: Sample) =>
+  `RSS ${mb(sample.rss)} MB = heap ${mb(sample.heapTotal)} (used ${mb(sample.heapUsed)}) + ArrayBuffers ${mb(sample.arrayBuffers)} ` +
+  `+ other external ${mb(sample.external - sample.arrayBuffers)} + rest ${mb(sample.rss - sample.heapTotal - sample.external)}`
+
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())
+const service = startService(
+  `${dir}/services/ingress/main.ts`,
+  { ...ingressEnv(port), MEMORY_SAMPLES_FILE: samplesFile },
+  [...ingressNodeFlags, `--import=${sampler}`],
+)
+try {
+  await waitForHttp(`http://127.0.0.1:${port}/readyz`)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const samples = () =>
+    readFileSync(samplesFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Sample)
+  const ready = samples().at(-1)!
+  const result = await postConversations(port, seconds)
+  const under = samples().filter((sample) => sample.at > ready.at)
+  const peak = under.reduce((highest, sample) => (sample.rss > highest.rss ? sample : highest))
+  const max = (key: keyof Sample) => mb(Math.max(...under.map((sample) => sample[key])))
+  console.log(
+    `${(result['2xx'] / seconds).toFixed(0)} accepted/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+  )
+  console.log(`at ready:     ${describe(ready)}`)
+  console.log(`at peak RSS:  ${describe(peak)}`)
+  console.log(
+    `highest under load: heap total ${max('heapTotal')}, ArrayBuffers ${max('arrayBuffers')}, external ${max('external')} MB; kernel's peak RSS (VmHWM) ${peakRssMb(service.child.pid!).toFixed(0)} MB`,
+  )
+} finally {
+  await service.stop()
+  rmSync(samplesDir, { recursive: true, force: true })
+}
+console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())
