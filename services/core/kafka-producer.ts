@@ -18,7 +18,7 @@ export interface MessageHeaders {
 /** One topic's messages in a produce request, as the ingress hands them over. */
 export interface TopicBatch {
   topic: string
-  messages: { key: string | null; value: Buffer; headers?: MessageHeaders }[]
+  messages: { key: string | Buffer | null; value: Buffer | null; headers?: MessageHeaders }[]
 }
 
 /** The ingress's producer: idempotent, acks=all, one request per batch of topics. */
@@ -84,7 +84,7 @@ export function createBatchProducer(settings: KafkaSettings): BatchProducer {
           messages.push({
             topic,
             key: toBuffer(message.key),
-            value: message.value,
+            value: message.value ?? undefined,
             headers,
           })
         }
