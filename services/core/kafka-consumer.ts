@@ -4,6 +4,7 @@ import {
   type ConsumerGroupJoinPayload,
   ListOffsetTimestamps,
 } from '@platformatic/kafka'
+import { afterJoin, noOwnership, type Ownership, ownedSince } from './group-ownership.ts'
 import { hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import type { Logger } from './logger.ts'
@@ -47,6 +48,11 @@ export interface PartitionConsumer {
   /** Stops fetching (a fetch already sent still hands its batches over). */
   pause(): void
   resume(): void
+  /**
+   * Whether this consumer has owned the batch's partition without a break since it fetched the
+   * batch: a batch of a partition that moved away (even if it came back) is its new owner's to read.
+   */
+  owns(batch: PartitionBatch): boolean
   /** Reads the partition again from `offset` (the next fetch of it starts there). */
   seek(topic: string, partition: number, offset: string): void
   /** Commits `offset` (the next to read); fails when Kafka refused it or the partition moved away. */
@@ -73,6 +79,10 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
   /** The partitions of `topic` this consumer owns, and the join that gave them. */
   let assigned: number[] = []
   let generation = 0
+  /** Since which join each assigned partition has been this consumer's without a break. */
+  let ownership: Ownership = noOwnership
+  /** The join each batch was fetched under. */
+  const fetchedUnder = new WeakMap<PartitionBatch, number>()
   /** Where the next fetch of each partition starts, valid for `positionsGeneration`. */
   let positions = new Map<string, bigint>()
   let positionsGeneration = -1
@@ -99,14 +109,23 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
 
   consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
     const owned = new Map((payload.assignments ?? []).map((entry) => [entry.topic, entry.partitions]))
-    const kept = new Set(
-      [...owned].flatMap(([name, partitions]) => partitions.map((partition) => partitionKey(name, partition))),
+    const keys = [...owned].flatMap(([name, partitions]) =>
+      partitions.map((partition) => partitionKey(name, partition)),
     )
-    // A commit the library is about to retry in the new generation: never for a partition moved away.
-    for (const request of inFlightCommits)
-      request.offsets = request.offsets.filter((entry) => kept.has(partitionKey(entry.topic, entry.partition)))
-    assigned = [...(owned.get(topic) ?? [])].sort((a, b) => a - b)
     generation++
+    const previous = ownership
+    ownership = afterJoin(
+      previous,
+      { memberId: payload.memberId, generationId: payload.generationId, assigned: new Set(keys) },
+      generation,
+    )
+    const kept = (key: string) => ownedSince(ownership, key, generation - 1)
+    // A commit the library is about to retry in the new generation: only for a partition kept.
+    for (const request of inFlightCommits)
+      request.offsets = request.offsets.filter((entry) => kept(partitionKey(entry.topic, entry.partition)))
+    // A kept partition goes on from where it was; a gained one starts at its committed offset.
+    positions = new Map([...positions].filter(([key]) => kept(key)))
+    assigned = [...(owned.get(topic) ?? [])].sort((a, b) => a - b)
     logger.info({ topic, partitions: assigned, generationId: payload.generationId }, 'Kafka group joined')
     const assignment = Object.fromEntries(owned)
     for (const listener of assignedListeners) listener(assignment)
@@ -132,9 +151,10 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     }
   }
 
-  /** The committed offset of every assigned partition (the earliest where none is committed). */
-  async function loadPositions(forGeneration: number, partitions: number[]): Promise<void> {
+  /** The committed offset of each partition gained (the earliest where none is committed). */
+  async function loadPositions(forGeneration: number): Promise<void> {
     const loaded = new Map<string, bigint>()
+    const partitions = assigned.filter((partition) => !positions.has(partitionKey(topic, partition)))
     if (partitions.length > 0) {
       const committed = (await consumer.listCommittedOffsets({ topics: [{ topic, partitions }] })).get(topic) ?? []
       const none = partitions.filter((partition) => (committed[partition] ?? -1n) < 0n)
@@ -155,7 +175,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
       }
     }
     if (forGeneration !== generation) return // another join meanwhile: its own load follows
-    positions = loaded
+    for (const [key, offset] of loaded) positions.set(key, offset)
     positionsGeneration = forGeneration
   }
 
@@ -231,7 +251,10 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
             if (from === undefined || positions.get(key) !== from) continue
             const fetched = partitionBatch(topic, answer.partitionIndex, from, answer.highWatermark, answer.records)
             if (fetched.nextOffset !== undefined) positions.set(key, fetched.nextOffset)
-            if (fetched.batch) batches.push(fetched.batch)
+            if (fetched.batch) {
+              fetchedUnder.set(fetched.batch, forGeneration)
+              batches.push(fetched.batch)
+            }
           }
         }
       }),
@@ -249,7 +272,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
       const current = generation
       try {
         if (positionsGeneration !== current) {
-          await loadPositions(current, assigned)
+          await loadPositions(current)
           continue
         }
         if (assigned.length === 0) {
@@ -314,8 +337,14 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
       paused = false
       wakeUp()
     },
+    owns(batch) {
+      const fetched = fetchedUnder.get(batch)
+      return fetched !== undefined && ownedSince(ownership, partitionKey(batch.topic, batch.partition), fetched)
+    },
     seek,
     async commit(commitTopic, partition, offset) {
+      if (!ownership.since.has(partitionKey(commitTopic, partition)))
+        throw new Error(`${commitTopic}/${partition} is not assigned to this consumer: not committed`)
       const request: CommitOptions = {
         offsets: [{ topic: commitTopic, partition, offset: BigInt(offset), leaderEpoch: -1 }],
       }

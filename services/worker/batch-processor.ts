@@ -40,6 +40,12 @@ export interface BatchProcessorDeps {
   committed: (topic: string, partition: number, offset: string) => void
   /** A rebalance left this worker these partitions (topic/partition). */
   assigned: (kept: ReadonlySet<string>) => void
+  /**
+   * Whether the group still gives the batch's partition to this worker, without a break since it was
+   * fetched. A batch that lost its partition while it was decoded is not handed over: the new owner
+   * reads it from the last commit, and a commit of it could move that commit back.
+   */
+  owns: (batch: PartitionBatch) => boolean
   /** Reads a partition again from an offset (after a batch failed). */
   seek: (topic: string, partition: number, offset: string) => void
   /** Batches handed over and not yet committed before eachBatch waits (bounds memory). */
@@ -249,6 +255,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       const decoded = await decode(batch) // step 1
       const withRows = transformed(decoded) // step 2
       while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
+      if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
       const stored = write(withRows, range, batch) // step 3, in the background
 
       const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)

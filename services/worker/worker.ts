@@ -188,6 +188,7 @@ export async function startWorker(
     backoff,
     commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
     seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
+    owns: (batch) => consumer.owns(batch),
     committed: newestDelivery.committed,
     assigned: newestDelivery.assigned,
     maxPendingBatches,
