@@ -145,7 +145,10 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
         return
       } catch (error) {
         const delayMs = options.retryDelayMs(attempt)
-        logger.warn({ attempt, retryInMs: delayMs, error: (error as Error).message }, 'Kafka group join failed')
+        logger.warn(
+          { attempt, retryInMs: delayMs, error: (error as Error).message },
+          'Kafka group join failed',
+        )
         await new Promise((resolve) => setTimeout(resolve, delayMs))
       }
     }
@@ -156,7 +159,8 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     const loaded = new Map<string, bigint>()
     const partitions = assigned.filter((partition) => !positions.has(partitionKey(topic, partition)))
     if (partitions.length > 0) {
-      const committed = (await consumer.listCommittedOffsets({ topics: [{ topic, partitions }] })).get(topic) ?? []
+      const committed =
+        (await consumer.listCommittedOffsets({ topics: [{ topic, partitions }] })).get(topic) ?? []
       const none = partitions.filter((partition) => (committed[partition] ?? -1n) < 0n)
       const earliest =
         none.length > 0
@@ -170,7 +174,8 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
           : []
       for (const partition of partitions) {
         const offset = (committed[partition] ?? -1n) >= 0n ? committed[partition]! : earliest[partition]
-        if (offset === undefined || offset < 0n) throw new Error(`no offset to start ${topic}/${partition} at`)
+        if (offset === undefined || offset < 0n)
+          throw new Error(`no offset to start ${topic}/${partition} at`)
         loaded.set(partitionKey(topic, partition), offset)
       }
     }
@@ -210,8 +215,8 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
       const offset = positions.get(partitionKey(topic, partition))
       const leader = topicMetadata.partitions[partition]?.leader
       if (offset === undefined || leader === undefined || leader < 0) continue
-      let requested = byLeader.get(leader)
-      if (!requested) byLeader.set(leader, (requested = new Map()))
+      const requested = byLeader.get(leader) ?? new Map<number, bigint>()
+      byLeader.set(leader, requested)
       requested.set(partition, offset)
     }
     const batches: PartitionBatch[] = []
@@ -249,7 +254,13 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
             const key = partitionKey(topic, answer.partitionIndex)
             // Not asked for (a fetch session's leftover), or sought elsewhere since: not this fetch's to hand over.
             if (from === undefined || positions.get(key) !== from) continue
-            const fetched = partitionBatch(topic, answer.partitionIndex, from, answer.highWatermark, answer.records)
+            const fetched = partitionBatch(
+              topic,
+              answer.partitionIndex,
+              from,
+              answer.highWatermark,
+              answer.records,
+            )
             if (fetched.nextOffset !== undefined) positions.set(key, fetched.nextOffset)
             if (fetched.batch) {
               fetchedUnder.set(fetched.batch, forGeneration)
@@ -287,7 +298,12 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
             eachBatch(batch).catch((error) => {
               // A bug, not a dependency (those are retried inside): log it and read the batch again.
               logger.error(
-                { topic, partition: batch.partition, offset: batch.firstOffset, error: (error as Error).message },
+                {
+                  topic,
+                  partition: batch.partition,
+                  offset: batch.firstOffset,
+                  error: (error as Error).message,
+                },
                 'batch handler failed: its partition is read again from this offset',
               )
               seek(batch.topic, batch.partition, batch.firstOffset)
@@ -339,7 +355,9 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     },
     owns(batch) {
       const fetched = fetchedUnder.get(batch)
-      return fetched !== undefined && ownedSince(ownership, partitionKey(batch.topic, batch.partition), fetched)
+      return (
+        fetched !== undefined && ownedSince(ownership, partitionKey(batch.topic, batch.partition), fetched)
+      )
     },
     seek,
     async commit(commitTopic, partition, offset) {

@@ -41,7 +41,9 @@ export interface PartitionBatch {
 const controlBatch = 0x20
 
 /** The headers of a record, names as UTF-8 text; a repeated name collects its values, in order. */
-export function recordHeaders(headers: readonly [Buffer | null, Buffer | null][]): ConsumedHeaders | undefined {
+export function recordHeaders(
+  headers: readonly [Buffer | null, Buffer | null][],
+): ConsumedHeaders | undefined {
   if (headers.length === 0) return undefined
   const result: ConsumedHeaders = {}
   for (const [name, value] of headers) {
