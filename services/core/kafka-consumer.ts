@@ -17,7 +17,8 @@ import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
 // own fetch loop on the library's consumer, which keeps the group membership (join, heartbeats
 // on a timer of their own, rejoin after a rebalance):
 // - each fetch's partitions become batches (partition-batches.ts), handed to `eachBatch` together;
-//   the next fetch waits until every one of them returned (the worker's back-pressure);
+//   one more fetch goes out meanwhile, and its batches wait until every one of them returned (the
+//   worker's back-pressure: at most two fetches in hand);
 // - a (re)join reads every assigned partition again from its committed offset (the earliest
 //   offset when the group has none), as kafkajs did; fetches sent before it are dropped;
 // - seek moves a partition's fetch position; a fetch sent before the seek is dropped for it;
@@ -246,7 +247,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
           if (forGeneration === generation && outOfRange(error, requested)) return
           throw error
         }
-        if (forGeneration !== generation) return // a rebalance meanwhile: positions were read again
+        if (forGeneration !== generation) return // a join meanwhile: not applied, fetched again
         for (const topicResponse of response.responses) {
           if (topicResponse.topicId !== topicMetadata.id) continue
           for (const answer of topicResponse.partitions) {
@@ -275,24 +276,34 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
 
   async function loop(eachBatch: (batch: PartitionBatch) => Promise<void>): Promise<void> {
     let failures = 0
+    // The next fetch, sent while the batches of the last one are handled. Its batches are always
+    // handed over once it answered (the partitions' positions are already past them); the batch
+    // processor leaves out those of a partition moved away meanwhile (owns()).
+    let prefetched: Promise<PartitionBatch[]> | undefined
     while (!stopping) {
-      if (paused) {
-        await nap(1_000)
-        continue
-      }
       const current = generation
       try {
-        if (positionsGeneration !== current) {
-          await loadPositions(current)
-          continue
+        if (!prefetched) {
+          if (paused) {
+            await nap(1_000)
+            continue
+          }
+          if (positionsGeneration !== current) {
+            await loadPositions(current)
+            continue
+          }
+          if (assigned.length === 0) {
+            await nap(options.maxWaitMs)
+            continue
+          }
         }
-        if (assigned.length === 0) {
-          await nap(options.maxWaitMs)
-          continue
-        }
-        const batches = await fetchOnce(current, failures > 0)
+        const batches = await (prefetched ?? fetchOnce(current, failures > 0))
+        prefetched = undefined
         failures = 0
-        if (current !== generation) continue
+        if (!paused && !stopping && positionsGeneration === generation && assigned.length > 0) {
+          prefetched = fetchOnce(generation, false)
+          prefetched.catch(() => {}) // awaited on the next turn
+        }
         await Promise.all(
           batches.map((batch) =>
             eachBatch(batch).catch((error) => {
@@ -311,6 +322,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
           ),
         )
       } catch (error) {
+        prefetched = undefined
         if (stopping) break
         failures++
         const delayMs = options.retryDelayMs(failures)

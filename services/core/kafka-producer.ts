@@ -7,8 +7,8 @@ import {
 } from '@platformatic/kafka'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 
-// The ingress's producer, on @platformatic/kafka, apart from kafka.ts so that the ingress never
-// loads kafkajs (~18 MB of resident memory; the worker still consumes with it).
+// The producer of the ingress and of the worker's dead-letter topic, on @platformatic/kafka, apart
+// from kafka.ts so that neither process loads kafkajs (~18 MB of resident memory).
 
 /** Message headers as callers hand them over (kafkajs's IHeaders shape). */
 export interface MessageHeaders {
