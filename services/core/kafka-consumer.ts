@@ -343,14 +343,21 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
   return {
     async run(eachBatch) {
       consumer.topics.track(topic)
-      let attempt = 0
-      for (;;) {
+      // A broker just started (or a topic just created) can refuse a join for a while: wait up to
+      // 30 s, then fail the start with the broker's error.
+      const deadline = Date.now() + 30_000
+      for (let attempt = 1; ; attempt++) {
         try {
           await consumer.joinGroup({})
           break
         } catch (error) {
-          if (++attempt >= 5) throw error
-          await new Promise((resolve) => setTimeout(resolve, options.retryDelayMs(attempt)))
+          if (Date.now() > deadline) throw error
+          const delayMs = options.retryDelayMs(attempt)
+          logger.warn(
+            { attempt, retryInMs: delayMs, error: (error as Error).message },
+            'Kafka group join failed',
+          )
+          await new Promise((resolve) => setTimeout(resolve, delayMs))
         }
       }
       loopDone = loop(eachBatch)

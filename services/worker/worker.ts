@@ -119,8 +119,8 @@ export async function startWorker(
   } finally {
     await admin.close()
   }
+  // Connects on its first dead letter (a send that fails then is retried like any other).
   const producer = createBatchProducer(kafkaSettings)
-  await producer.connect([config.WORKER_DLQ_TOPIC])
   const consumer = createPartitionConsumer({
     settings: kafkaSettings,
     groupId: config.WORKER_GROUP_ID,
