@@ -3,10 +3,10 @@ import { hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import { maxMessageBytesConfig, type TopicSpec, topicsToCreate } from './topic-creation.ts'
 
-// The ingress's Kafka admin calls (create its topics, read their message limits, readiness) on
-// @platformatic/kafka, the client its producer uses: with these the ingress never loads kafkajs
-// (~18 MB of resident memory). The worker keeps the kafkajs versions in kafka.ts; both create
-// topics from topicsToCreate.
+// The Kafka admin calls of the ingress and the worker (create their topics, read their message
+// limits, readiness) on @platformatic/kafka, the client their producers and the worker's consumer
+// use: with these neither loads kafkajs (~18 MB of resident memory). The CLI and the tests keep
+// the kafkajs versions in kafka.ts; both create topics from topicsToCreate.
 
 export function createKafkaAdmin(settings: KafkaSettings): Admin {
   return new Admin({

@@ -7,8 +7,8 @@ import {
 } from '@platformatic/kafka'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 
-// The ingress's producer, on @platformatic/kafka, apart from kafka.ts so that the ingress never
-// loads kafkajs (~18 MB of resident memory; the worker still consumes with it).
+// The producer of the ingress and of the worker's dead-letter topic, on @platformatic/kafka, apart
+// from kafka.ts so that neither process loads kafkajs (~18 MB of resident memory).
 
 /** Message headers as callers hand them over (kafkajs's IHeaders shape). */
 export interface MessageHeaders {
@@ -18,7 +18,7 @@ export interface MessageHeaders {
 /** One topic's messages in a produce request, as the ingress hands them over. */
 export interface TopicBatch {
   topic: string
-  messages: { key: string | null; value: Buffer; headers?: MessageHeaders }[]
+  messages: { key: string | Buffer | null; value: Buffer | null; headers?: MessageHeaders }[]
 }
 
 /** The ingress's producer: idempotent, acks=all, one request per batch of topics. */
@@ -84,7 +84,7 @@ export function createBatchProducer(settings: KafkaSettings): BatchProducer {
           messages.push({
             topic,
             key: toBuffer(message.key),
-            value: message.value,
+            value: message.value ?? undefined,
             headers,
           })
         }

@@ -11,8 +11,8 @@ export interface KafkaSettings {
 export const brokerList = (settings: KafkaSettings): string[] =>
   settings.brokers.split(',').map((broker) => broker.trim())
 
-/** The connection options both @platformatic/kafka clients of the ingress (producer, admin) take:
- *  a request times out after `requestTimeoutMs` and a failed one is retried 3 times. */
+/** The connection options of every @platformatic/kafka client (producers, admin, the worker's
+ *  consumer): a request times out after `requestTimeoutMs` and a failed one is retried 3 times. */
 export const platformaticClientOptions = (settings: KafkaSettings) => ({
   clientId: settings.clientId,
   bootstrapBrokers: brokerList(settings),

@@ -16,10 +16,11 @@ import { brokerList, type KafkaSettings } from './kafka-settings.ts'
 import type { Logger } from './logger.ts'
 import { maxMessageBytesConfig, type TopicSpec, topicsToCreate } from './topic-creation.ts'
 
-// The one place that knows kafkajs (unmaintained since 2023): the worker's consumer and admin,
-// the CLI and the tests use it. The ingress does not load this module: its producer and admin
-// run on @platformatic/kafka (kafka-producer.ts, kafka-admin.ts), re-exported here for the others.
-export type { Admin, Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs'
+// The one place that knows kafkajs (unmaintained since 2023): the CLI and the tests use it. The
+// ingress and the worker do not load this module: their producers, admin and the worker's consumer
+// run on @platformatic/kafka (kafka-producer.ts, kafka-admin.ts, kafka-consumer.ts); the producer
+// is re-exported here for the others.
+export type { Admin, Consumer, IHeaders, KafkaMessage, Producer } from 'kafkajs'
 export { isMessageTooLarge } from './kafka-errors.ts'
 export {
   type BatchProducer,

@@ -1,5 +1,6 @@
-import type { EachBatchPayload, Producer } from '../core/kafka.ts'
+import type { BatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
+import type { PartitionBatch } from '../core/partition-batches.ts'
 import type { BackoffSettings } from './backoff.ts'
 import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
 import type { BatchWriter, Rejected } from './batch-writer.ts'
@@ -24,7 +25,8 @@ export interface BatchProcessorDeps {
   /** Told of batches, commits and failing dependencies: what /healthz and worker_stalled read. */
   progress: ProgressWatch
   writer: BatchWriter
-  producer: Producer
+  /** The dead-letter topic's producer (acks=all). */
+  producer: Pick<BatchProducer, 'sendBatch'>
   deadLetterTopic: string
   /** The DLQ topic's max.message.bytes, asked when a dead letter is too large for it. */
   deadLetterMaxBytes: () => Promise<number | undefined>
@@ -38,6 +40,12 @@ export interface BatchProcessorDeps {
   committed: (topic: string, partition: number, offset: string) => void
   /** A rebalance left this worker these partitions (topic/partition). */
   assigned: (kept: ReadonlySet<string>) => void
+  /**
+   * Whether the group still gives the batch's partition to this worker, without a break since it was
+   * fetched. A batch that lost its partition while it was decoded is not handed over: the new owner
+   * reads it from the last commit, and a commit of it could move that commit back.
+   */
+  owns: (batch: PartitionBatch) => boolean
   /** Reads a partition again from an offset (after a batch failed). */
   seek: (topic: string, partition: number, offset: string) => void
   /** Batches handed over and not yet committed before eachBatch waits (bounds memory). */
@@ -97,13 +105,14 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     onFailingChange: (failing) => metrics.schemaRegistryFailing.set(failing ? 1 : 0),
   })
   const deadLetterTopic = retrying({ dependency: 'dead_letter_publish', giveUp: isTooLarge })
+  // The consumer heartbeats on a timer of its own (kafka-consumer.ts): waiting needs no keep-alive.
+  const keepAlive = async () => {}
 
   // Step 1, decode: one message after the other; a registry that does not answer is waited for.
-  async function decode(payload: EachBatchPayload): Promise<Array<Decoded | Poisoned>> {
-    const { batch, heartbeat } = payload
+  async function decode(batch: PartitionBatch): Promise<Array<Decoded | Poisoned>> {
     const outcomes: Array<Decoded | Poisoned> = []
     for (const message of received(batch.topic, batch.partition, batch.messages))
-      outcomes.push(await registry(() => decodeMessage(deps.decoder, message), heartbeat))
+      outcomes.push(await registry(() => decodeMessage(deps.decoder, message), keepAlive))
     return outcomes
   }
 
@@ -112,9 +121,9 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   function write(
     outcomes: Array<Transformed | Poisoned>,
     range: { firstOffset: string; lastOffset: string },
-    payload: EachBatchPayload,
+    batch: PartitionBatch,
   ): Promise<Array<Stored | Poisoned>> {
-    const { topic, partition } = payload.batch
+    const { topic, partition } = batch
     const entries = toWrite(outcomes)
     const digest = messagesDigest(entries.map((entry) => entry.message))
     const acknowledged: Promise<Rejected[]> =
@@ -122,8 +131,8 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         ? deps.writer.write(
             { topic, partition, ...range, digest },
             entries,
-            payload.heartbeat,
-            Number(payload.batch.offsetLag()) > 0,
+            keepAlive,
+            BigInt(batch.offsetLag) > 0n,
           )
         : Promise.resolve([])
     const stored = acknowledged.then((rejected) => written(outcomes, rejected))
@@ -141,12 +150,12 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   }
 
   // Step 4, dead-letter: the batch's poison to the DLQ, acknowledged, before the commit.
-  async function deadLetter(outcomes: ReadonlyArray<Stored | Poisoned>, keepAlive: () => Promise<void>) {
+  async function deadLetter(outcomes: ReadonlyArray<Stored | Poisoned>) {
     const poison = deadLetters(outcomes)
     if (poison.length === 0) return
     await publishDeadLetters(poison, new Date(), {
       send: async (records) => {
-        await deps.producer.send({ topic: deps.deadLetterTopic, acks: -1, messages: records })
+        await deps.producer.sendBatch([{ topic: deps.deadLetterTopic, messages: records }])
       },
       retry: (operation, giveUp) => deadLetterTopic(operation, keepAlive, giveUp),
       maxMessageBytes: deps.deadLetterMaxBytes,
@@ -199,10 +208,10 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   async function commit(
     ticket: BatchTicket,
     outcomes: ReadonlyArray<Stored | Poisoned>,
-    payload: EachBatchPayload,
+    batch: PartitionBatch,
     started: number,
   ): Promise<void> {
-    const { topic, partition, highWatermark } = payload.batch
+    const { topic, partition, highWatermark } = batch
     const decision = tracker.done(ticket)
     switch (decision.action) {
       case 'seek':
@@ -233,21 +242,21 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     metrics.batchDuration.observe((performance.now() - started) / 1000)
   }
 
-  async function eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, heartbeat } = payload
-    if (batch.isEmpty()) return
+  async function eachBatch(batch: PartitionBatch): Promise<void> {
+    if (batch.messages.length === 0) return
     const started = performance.now()
     const { topic, partition } = batch
     const key = `${topic}/${partition}`
-    const range = { firstOffset: batch.firstOffset()!, lastOffset: batch.lastOffset() }
+    const range = { firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }
     metrics.batchesInFlight.inc()
     progress.batchStarted()
     let handedOver = false
     try {
-      const decoded = await decode(payload) // step 1
+      const decoded = await decode(batch) // step 1
       const withRows = transformed(decoded) // step 2
       while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
-      const stored = write(withRows, range, payload) // step 3, in the background
+      if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
+      const stored = write(withRows, range, batch) // step 3, in the background
 
       const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)
       const previous = chains.get(key) ?? Promise.resolve()
@@ -255,8 +264,8 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         .then(async () => {
           const outcomes = await stored
           observeEventAge(outcomes)
-          await deadLetter(outcomes, heartbeat) // step 4
-          await commit(ticket, outcomes, payload, started) // step 5
+          await deadLetter(outcomes) // step 4
+          await commit(ticket, outcomes, batch, started) // step 5
         })
         .catch((error) => {
           const decision = tracker.failed(ticket)
@@ -270,7 +279,6 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       chains.set(key, done)
       pending.add(done)
       handedOver = true
-      payload.resolveOffset(range.lastOffset)
     } catch (error) {
       // Stopping mid-batch: commit nothing; the next owner of the partition reads it again.
       if (error instanceof WorkerStoppingError) return

@@ -1,4 +1,4 @@
-import type { KafkaMessage } from '../core/kafka.ts'
+import type { ConsumedMessage } from '../core/partition-batches.ts'
 import type { Delivery } from './conversation-rows.ts'
 import { emptyTableRows, type TableName, type TableRows, tableNames } from './table-rows.ts'
 
@@ -6,7 +6,7 @@ import { emptyTableRows, type TableName, type TableRows, tableNames } from './ta
 // that a write ClickHouse rejects for its data can be retried message by message; merged per write.
 export interface MessageRows {
   delivery: Delivery
-  message: KafkaMessage
+  message: ConsumedMessage
   rows: TableRows
 }
 

@@ -1,4 +1,4 @@
-import type { KafkaMessage } from '../core/kafka.ts'
+import type { ConsumedMessage } from '../core/partition-batches.ts'
 import type { MessageRows } from './batch-rows.ts'
 import type { Rejected } from './batch-writer.ts'
 import { conversationRows, type Delivery } from './conversation-rows.ts'
@@ -9,7 +9,7 @@ import type { Decoded, MessageOutcome, Poisoned, Received, Stored, Transformed }
 // in order, poison passed through untouched (message-outcome.ts).
 
 /** The batch's messages, before the first step. */
-export function received(topic: string, partition: number, messages: readonly KafkaMessage[]): Received[] {
+export function received(topic: string, partition: number, messages: readonly ConsumedMessage[]): Received[] {
   return messages.map((message) => ({ topic, partition, message }))
 }
 

@@ -13,8 +13,9 @@ import type { ConversationItemRow, ConversationRow, TableRows } from './table-ro
 //   finds its own rows, a rewound re-read may find a younger delivery's rows: the first lookup saw
 //   what was there before the message was ever written);
 // - a message below this worker's own accepted commit of its partition is settled (counted or not):
-//   a batch read again after it (kafkajs re-reads kept partitions from the commit after every
-//   rebalance, while the batches before it are still in flight) decides nothing more;
+//   a batch read again after it (a seek back re-reads a partition while younger batches are still
+//   in flight; kafkajs, the worker's consumer before #13, also re-read kept partitions from the
+//   commit after every rebalance) decides nothing more;
 // - nothing counts before its write landed AND the commit covering its offset succeeded. Kafka
 //   accepts exactly one owner's commit for an offset (commits of a former owner carry its old
 //   generation and are refused once the group moved on; the commit tracker forgets revoked

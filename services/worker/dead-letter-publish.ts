@@ -1,3 +1,4 @@
+import { isMessageTooLarge } from '../core/kafka-errors.ts'
 import {
   type DeadLetterRecord,
   deadLetterMessage,
@@ -26,8 +27,12 @@ export interface DeadLetterPublishDeps {
 const tooLargeTypes = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'])
 const kafkaDefaultMaxMessageBytes = 1_048_588
 
-/** Kafka refused the records for their size (KafkaJS wraps the protocol error in causes). */
+/**
+ * Kafka refused the records for their size: @platformatic/kafka (the worker's producer) aggregates
+ * the protocol error in its errors; KafkaJS wraps it in causes.
+ */
 export function isTooLarge(error: unknown): boolean {
+  if (isMessageTooLarge(error)) return true
   const seen = new Set<unknown>()
   const queue = [error]
   while (queue.length > 0) {

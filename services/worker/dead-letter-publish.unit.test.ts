@@ -1,3 +1,4 @@
+import { MultipleErrors, ProtocolError } from '@platformatic/kafka'
 import { describe, expect, it } from 'vitest'
 import type { KafkaMessage } from '../core/kafka.ts'
 import type { DeadLetterRecord, Poison } from './dead-letter.ts'
@@ -88,6 +89,15 @@ describe('publishDeadLetters', () => {
 })
 
 describe('isTooLarge', () => {
+  it("finds the protocol error @platformatic/kafka aggregates (the worker's producer)", () => {
+    const refused = new MultipleErrors('Producing messages failed.', [new ProtocolError('MESSAGE_TOO_LARGE')])
+    expect(isTooLarge(refused)).toBe(true)
+    const other = new MultipleErrors('Producing messages failed.', [
+      new ProtocolError('NOT_LEADER_OR_FOLLOWER'),
+    ])
+    expect(isTooLarge(other)).toBe(false)
+  })
+
   it('finds the protocol error behind KafkaJS wrappers', () => {
     expect(isTooLarge(tooLarge)).toBe(true)
     expect(isTooLarge({ errors: [{ type: 'RECORD_LIST_TOO_LARGE' }] })).toBe(true)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { IHeaders, KafkaMessage } from '../core/kafka.ts'
+import type { ConsumedHeaders, ConsumedMessage } from '../core/partition-batches.ts'
 
 // A message the worker cannot store, as it goes to the dead-letter topic: the original key,
 // value bytes and headers untouched, plus where it came from and what went wrong, so it can be
@@ -15,7 +15,7 @@ export type PoisonReason =
   | 'rejected_by_clickhouse'
 
 export interface Poison {
-  message: KafkaMessage
+  message: ConsumedMessage
   topic: string
   partition: number
   reason: PoisonReason
@@ -27,7 +27,7 @@ export const maxErrorHeaderLength = 2000
 export function deadLetterMessage(
   poison: Poison,
   failedAt: Date,
-): { key: Buffer | null; value: Buffer | null; headers: IHeaders } {
+): { key: Buffer | null; value: Buffer | null; headers: ConsumedHeaders } {
   const { message } = poison
   return {
     key: message.key,
@@ -52,7 +52,7 @@ export type ReducedForm = 'truncated' | 'reference'
 const framingBytes = 512
 const maxReferenceKeyBytes = 1024
 
-function headersBytes(headers: IHeaders): number {
+function headersBytes(headers: ConsumedHeaders): number {
   let total = 0
   for (const [name, value] of Object.entries(headers))
     total += Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(String(value))) + 8
@@ -72,7 +72,7 @@ export function reducedDeadLetter(
 ): DeadLetterRecord {
   const full = deadLetterMessage(poison, failedAt)
   const value = poison.message.value
-  const about: IHeaders = {
+  const about: ConsumedHeaders = {
     'va-dead-letter-reduced': form,
     'va-original-value-bytes': String(value?.length ?? 0),
     'va-original-value-sha256': value ? createHash('sha256').update(value).digest('hex') : '',

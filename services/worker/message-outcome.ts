@@ -1,5 +1,5 @@
 import type { AvroRecord } from '../core/event/event-record.ts'
-import type { KafkaMessage } from '../core/kafka.ts'
+import type { ConsumedMessage } from '../core/partition-batches.ts'
 import type { MessageRows } from './batch-rows.ts'
 import type { Poison } from './dead-letter.ts'
 
@@ -11,7 +11,7 @@ import type { Poison } from './dead-letter.ts'
 export interface Received {
   topic: string
   partition: number
-  message: KafkaMessage
+  message: ConsumedMessage
 }
 
 /** The registry's schema read the bytes. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Registry } from '../core/metrics.ts'
 
 // The worker's operations endpoint: GET /metrics (Prometheus) and GET /healthz (200 while the
-// consumer runs and makes progress, 503 once it stopped, crashed or stalled; the body says why).
+// consumer runs and makes progress, 503 once it stopped or stalled; the body says why).
 export interface Health {
   healthy: boolean
   [detail: string]: unknown

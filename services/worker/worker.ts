@@ -4,11 +4,14 @@ import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
-import { createKafka, ensureTopics, topicMessageLimits } from '../core/kafka.ts'
+import { createKafkaAdmin, ensureTopics, topicMessageLimits } from '../core/kafka-admin.ts'
+import { createPartitionConsumer } from '../core/kafka-consumer.ts'
+import { createBatchProducer } from '../core/kafka-producer.ts'
+import type { KafkaSettings } from '../core/kafka-settings.ts'
 import type { Logger } from '../core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
 import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.ts'
-import { type BackoffSettings, defaultBackoff } from './backoff.ts'
+import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
 import { insertTableRows } from './clickhouse-insert.ts'
@@ -19,9 +22,10 @@ import { createNewestDeliveryWrite } from './stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
-// group on the event topic (eachBatch, offsets committed by hand after ClickHouse acknowledged),
-// a producer for the DLQ, metrics and health. Scale out by starting more workers with the same
-// WORKER_GROUP_ID: Kafka spreads the partitions over them.
+// group on the event topic (per-partition batches, offsets committed by hand after ClickHouse
+// acknowledged; @platformatic/kafka, kafka-consumer.ts), a producer for the DLQ, metrics and
+// health. Scale out by starting more workers with the same WORKER_GROUP_ID: Kafka spreads the
+// partitions over them.
 export interface WorkerOptions {
   /** An existing client (tests, `npm run dev`); the worker does not close it. */
   clickhouse?: ClickHouseClient
@@ -99,14 +103,13 @@ export async function startWorker(
       }
     },
   }
-  const kafka = createKafka(
-    { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-worker` },
-    logger,
-  )
+  const kafkaSettings: KafkaSettings = {
+    brokers: config.KAFKA_BROKERS,
+    clientId: `${config.KAFKA_CLIENT_ID}-worker`,
+  }
   const topic = config.WORKER_TOPIC
 
-  const admin = kafka.admin()
-  await admin.connect()
+  const admin = createKafkaAdmin(kafkaSettings)
   try {
     await ensureTopics(
       admin,
@@ -114,23 +117,27 @@ export async function startWorker(
       topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
     )
   } finally {
-    await admin.disconnect()
+    await admin.close()
   }
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
-  await producer.connect()
-  const consumer = kafka.consumer({
+  // Connects on its first dead letter (a send that fails then is retried like any other).
+  const producer = createBatchProducer(kafkaSettings)
+  const consumer = createPartitionConsumer({
+    settings: kafkaSettings,
     groupId: config.WORKER_GROUP_ID,
-    sessionTimeout: config.WORKER_SESSION_TIMEOUT_MS,
-    heartbeatInterval: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
+    topic,
+    sessionTimeoutMs: config.WORKER_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
     maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
     maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 8,
     minBytes: 1024 * 1024,
-    maxWaitTimeInMs: 250,
+    maxWaitMs: 250,
+    retryDelayMs: (attempt) => backoffDelay(attempt, backoff),
+    logger,
   })
 
   // Batches handed over and not yet committed: what bounds the rows the worker holds.
   const maxPendingBatches = 8
-  let state: 'starting' | 'running' | 'crashed' | 'stopped' = 'starting'
+  let state: 'starting' | 'running' | 'stopped' = 'starting'
   let clickhouseFailing = false
   const writer = new BatchWriter({
     insert: (rows, token) =>
@@ -157,16 +164,10 @@ export async function startWorker(
       clickhouseFailing = failing
       progress.dependencyFailing('clickhouse', failing)
       // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
-      if (failing) consumer.pause([{ topic }])
-      else consumer.resume([{ topic }])
+      if (failing) consumer.pause()
+      else consumer.resume()
     },
   })
-  consumer.on(consumer.events.CRASH, (event) => {
-    const { error, restart } = event.payload
-    logger.error({ error: error.message, restart }, 'Kafka consumer crashed')
-    if (!restart) state = 'crashed'
-  })
-
   const processor = createBatchProcessor({
     decoder,
     progress,
@@ -174,34 +175,26 @@ export async function startWorker(
     producer,
     deadLetterTopic: config.WORKER_DLQ_TOPIC,
     deadLetterMaxBytes: async () => {
-      const dlqAdmin = kafka.admin()
-      await dlqAdmin.connect()
+      const dlqAdmin = createKafkaAdmin(kafkaSettings)
       try {
         return (await topicMessageLimits(dlqAdmin, [config.WORKER_DLQ_TOPIC])).get(config.WORKER_DLQ_TOPIC)
       } finally {
-        await dlqAdmin.disconnect()
+        await dlqAdmin.close()
       }
     },
     metrics,
     logger,
     signal: controller.signal,
     backoff,
-    commit: (committedTopic, partition, offset) =>
-      consumer.commitOffsets([{ topic: committedTopic, partition, offset }]),
-    seek: (seekTopic, partition, offset) => consumer.seek({ topic: seekTopic, partition, offset }),
+    commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
+    seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
+    owns: (batch) => consumer.owns(batch),
     committed: newestDelivery.committed,
     assigned: newestDelivery.assigned,
     maxPendingBatches,
   })
-  consumer.on(consumer.events.GROUP_JOIN, (event) => processor.assigned(event.payload.memberAssignment))
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 16,
-    eachBatch: processor.eachBatch,
-  })
+  consumer.onAssigned((assignment) => processor.assigned(assignment))
+  await consumer.run(processor.eachBatch)
   state = 'running'
 
   let server: MetricsServer | undefined
@@ -232,7 +225,7 @@ export async function startWorker(
       // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
       const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
       try {
-        consumer.pause([{ topic }])
+        consumer.pause()
         await processor.drain()
         await consumer.disconnect()
         await processor.drain() // a batch that was being decoded: its commit is refused, it is read again

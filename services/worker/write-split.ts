@@ -1,4 +1,4 @@
-import type { KafkaMessage } from '../core/kafka.ts'
+import type { ConsumedMessage } from '../core/partition-batches.ts'
 import type { MessageRows } from './batch-rows.ts'
 import { messagesDigest, type OffsetRange } from './insert-token.ts'
 
@@ -34,7 +34,7 @@ export function offsetRanges(entries: readonly MessageRows[]): OffsetRange[] {
       a.delivery.partition - b.delivery.partition ||
       a.delivery.offset - b.delivery.offset,
   )
-  const ranges: Array<OffsetRange & { messages: KafkaMessage[] }> = []
+  const ranges: Array<OffsetRange & { messages: ConsumedMessage[] }> = []
   let last: { topic: string; partition: number; offset: number } | undefined
   for (const { delivery, message } of sorted) {
     const current = ranges.at(-1)
