@@ -2,7 +2,6 @@ import { type ClickHouseClient, createClickHouse, describeClickHouse } from '../
 import { runMigrations } from '../core/clickhouse-migrations.ts'
 import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
-import type { AvroRecord } from '../core/event/event-record.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
 import { createKafka, ensureTopics, topicMessageLimits } from '../core/kafka.ts'
 import type { Logger } from '../core/logger.ts'
@@ -12,6 +11,7 @@ import { type BackoffSettings, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
 import { insertTableRows } from './clickhouse-insert.ts'
+import { cachedSchemaDecoder } from './decode-message.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
@@ -89,7 +89,7 @@ export async function startWorker(
   const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   const decoder = {
-    decode: (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>,
+    decode: cachedSchemaDecoder(schemaRegistry),
     registryHoldsSubject: async () => {
       try {
         return typeof (await schemaRegistry.getLatestSchemaId(conversationCompleteSubject)) === 'number'
