@@ -5,7 +5,7 @@ import { schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool, messageBytes } from './bench-conversations.ts'
 
 // `node bench/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
-// one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: this one),
+// one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one),
 // alternating A B B A so both see the same machine: Avro decode of the message bytes (the worker's
 // decoder: the registry's decode, or decode-message.ts's cached decoder where B has it), the
 // transform (conversationRows), merging a write's rows and encoding them as Native blocks
@@ -18,7 +18,7 @@ const perWrite = Number(process.env.BENCH_WRITE ?? 175)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const dirs = {
   A: resolve(process.env.BENCH_A_DIR ?? '/work/main'),
-  B: resolve(new URL('..', import.meta.url).pathname),
+  B: resolve(process.env.BENCH_B_DIR ?? new URL('..', import.meta.url).pathname),
 }
 type Code = keyof typeof dirs
 
