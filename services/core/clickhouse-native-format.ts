@@ -313,15 +313,22 @@ const arrayColumn =
       if (!Array.isArray(value)) refuse(where(row), value, type, typeMismatch)
       total += (value as unknown[]).length
     }
+    // Offsets (cumulative ends, UInt64) reserved once; most arrays (tools_added, metric_flags) are empty.
+    out.reserve(values.length * 8)
+    const view = out.view
+    let position = out.position
     const elements = new Array<unknown>(total)
     let end = 0
-    out.reserve(values.length * 8)
     for (let row = 0; row < values.length; row++) {
       const value = values[row] as unknown[] | undefined
       if (value !== undefined)
         for (let index = 0; index < value.length; index++) elements[end++] = value[index]
-      out.int64(end)
+      view.setUint32(position, end, true) // end < 2^32: the elements of one block
+      view.setUint32(position + 4, 0, true)
+      position += 8
     }
+    out.position = position
+    if (total === 0) return
     element(out, elements, (index) => where(rowOfElement(values, index)))
   }
 

@@ -7,7 +7,7 @@ import type { AvroRecord } from '../core/event/event-record.ts'
 import { extraFieldsField } from '../core/event/event-schema.ts'
 import { finiteNumber, timestampMs } from './clickhouse-values.ts'
 import { conversationKeyTime } from './conversation-key-time.ts'
-import { percentile } from './latency-percentiles.ts'
+import { percentileOfSorted as percentile } from './latency-percentiles.ts'
 import { conversationSpan, metricFlags, noMetricFlags } from './metric-quality.ts'
 import type {
   CampaignItemRow,
@@ -237,14 +237,14 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     if (row.tool_is_error === true) toolErrorCount++
   }
 
-  // Each metric's values once, for both of its percentiles.
+  // Each metric's values once, sorted once for both of its percentiles.
   const values = (name: LatencyMetric) => {
     const found: number[] = []
     for (const item of items) {
       const value = item[name]
       if (value !== null) found.push(value)
     }
-    return found
+    return found.sort((a, b) => a - b)
   }
   const e2e = values('e2e_latency')
   const ttft = values('llm_node_ttft')
