@@ -8,7 +8,7 @@ import { ensureTopics, type Kafka } from '../services/core/kafka.ts'
 import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { messageBytes } from './bench-conversations.ts'
 import { peakRssMb, startService } from './bench-process.ts'
-import { cpuSeconds } from './process-cpu.ts'
+import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
 
 // A backlog of generated conversations in a throwaway topic, and one worker process draining it
 // while the bench scrapes its metrics: shared by `npm run bench:worker` and the A/B drain of two
@@ -115,6 +115,7 @@ export async function measureBacklogDrain(options: { topic: string; total: numbe
     const url = await metricsUrlOf(service.output)
     let firstAt = 0
     let cpuAtFirst = 0
+    let mainCpuAtFirst = 0
     let consumed = 0
     while (consumed < total) {
       // One scrape per tick, every 100 ms: polling costs the worker CPU the figures would include.
@@ -127,12 +128,14 @@ export async function measureBacklogDrain(options: { topic: string; total: numbe
       if (firstAt === 0 && (inFlight > 0 || consumed > 0)) {
         firstAt = performance.now()
         cpuAtFirst = cpuSeconds(service.child.pid!)
+        mainCpuAtFirst = mainThreadCpuSeconds(service.child.pid!)
       }
     }
     const seconds = (performance.now() - firstAt) / 1000
     const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
     const rssMb = peakRssMb(service.child.pid!)
     const cpu = cpuSeconds(service.child.pid!)
+    const mainCpu = mainThreadCpuSeconds(service.child.pid!)
     reportProblems('worker', service.output)
     return {
       conversationsPerSecond: total / seconds,
@@ -143,6 +146,8 @@ export async function measureBacklogDrain(options: { topic: string; total: numbe
       // CPU of the whole worker process, start-up (migrations) included; and of the drain alone.
       cpuMsPerConversation: (cpu * 1000) / total,
       drainCpuMsPerConversation: ((cpu - cpuAtFirst) * 1000) / total,
+      /** The drain's main (JS) thread alone. */
+      drainMainThreadCpuMsPerConversation: ((mainCpu - mainCpuAtFirst) * 1000) / total,
     }
   } finally {
     await service.stop()
