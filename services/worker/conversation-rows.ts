@@ -49,6 +49,8 @@ export const latencyMetrics = [
   'end_of_turn_delay',
 ] as const
 type LatencyMetric = (typeof latencyMetrics)[number]
+/** The feed's column of each metric's unflagged values, named once (not per value). */
+const unflaggedColumns = latencyMetrics.map((name) => `${name}_unflagged` as const)
 
 function extraJson(object: Record<string, unknown> | null | undefined): string | null {
   const extra = object?.[extraFieldsField]
@@ -415,11 +417,11 @@ function latencyFeedRows(
     }
     // A flagged item's values count in the rollup's all-values states only (migration 0006).
     const unflagged = item.metric_flags.length === 0
-    for (const name of latencyMetrics) {
-      const value = item[name]
+    for (let metric = 0; metric < latencyMetrics.length; metric++) {
+      const value = item[latencyMetrics[metric]!]
       if (value === null) continue
-      row[name].push(value)
-      if (unflagged) row[`${name}_unflagged`].push(value)
+      row[latencyMetrics[metric]!].push(value)
+      if (unflagged) row[unflaggedColumns[metric]!].push(value)
     }
   }
   return [...byMinute.values()].sort((a, b) => a.minute - b.minute)
