@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { resolve } from 'node:path'
 import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
 import { createKafka } from '../services/core/kafka.ts'
 import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool } from './bench-conversations.ts'
+import { abCheckouts } from './bench-process.ts'
 import { createBacklogTopic, deleteBacklogTopic, fillBacklog, measureBacklogDrain } from './worker-backlog.ts'
 
 // `node bench/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, default /work/main;
@@ -16,10 +16,7 @@ import { createBacklogTopic, deleteBacklogTopic, fillBacklog, measureBacklogDrai
 // thread apart, and the whole process with start-up), conversations/s, peak RSS and the load average. BENCH_ROUNDS (1).
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 12_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
-const dirs = {
-  A: resolve(process.env.BENCH_A_DIR ?? '/work/main'),
-  B: resolve(process.env.BENCH_B_DIR ?? new URL('..', import.meta.url).pathname),
-}
+const dirs = abCheckouts()
 type Code = keyof typeof dirs
 
 const kafka = createKafka(

@@ -1,8 +1,8 @@
 import { loadavg } from 'node:os'
-import { resolve } from 'node:path'
 import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
 import { schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool, messageBytes } from './bench-conversations.ts'
+import { abCheckouts } from './bench-process.ts'
 
 // `node bench/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
 // one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one),
@@ -16,10 +16,7 @@ import { conversationPool, messageBytes } from './bench-conversations.ts'
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 2000)
 const perWrite = Number(process.env.BENCH_WRITE ?? 175)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-const dirs = {
-  A: resolve(process.env.BENCH_A_DIR ?? '/work/main'),
-  B: resolve(process.env.BENCH_B_DIR ?? new URL('..', import.meta.url).pathname),
-}
+const dirs = abCheckouts()
 type Code = keyof typeof dirs
 
 const schemaRegistry = createSchemaRegistry(schemaRegistryUrl())

@@ -62,8 +62,9 @@ const isMessage = (item: HistoryItem) => item.kind == null || /^message$/i.test(
 const userRole = /^user$/i
 const agentRole = /^(assistant|agent)$/i
 
-// Every row below is one object literal with all its columns: no spread of a shared context, whose
-// copy and then growth property by property costs more than the values (and leaves garbage).
+// An item row (~40 per conversation) is one object literal with all its columns: no spread of the
+// shared context, whose copy and then growth property by property cost more than the values (and
+// left garbage). The rows there are one or a few of per conversation keep the spread.
 export function conversationRows(record: AvroRecord, delivery: Delivery): TableRows {
   const envelope = record as Decoded
   const data: ConversationData = envelope.data
@@ -175,13 +176,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     })
     if (item.handoff_to_agent_id != null) {
       handoffs.push({
-        session_id: sessionId,
-        event_time: eventTime,
-        agent_id: agentId,
-        agent_name: agentName,
-        source,
-        version,
-        is_deleted: 0,
+        ...context,
         item_index: index,
         from_agent_id: activeAgent,
         to_agent_id: item.handoff_to_agent_id,
@@ -209,13 +204,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     const calledAt = call ? createdAts[call.index]! : null
     const outputAt = output ? createdAts[output.index]! : null
     return {
-      session_id: sessionId,
-      event_time: eventTime,
-      agent_id: agentId,
-      agent_name: agentName,
-      source,
-      version,
-      is_deleted: 0,
+      ...context,
       call_index: callIndex,
       active_agent_id: activeAgents[callIndex]!,
       campaign_id: campaignId,
@@ -257,13 +246,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
   const room = data.room_metadata
 
   const conversation: ConversationRow = {
-    session_id: sessionId,
-    event_time: eventTime,
-    agent_id: agentId,
-    agent_name: agentName,
-    source,
-    version,
-    is_deleted: 0,
+    ...context,
     event_time_source: keyTime.source,
     event: envelope.event,
     audio_url: data.audio_url ?? null,
