@@ -57,6 +57,9 @@ function extraJson(object: Record<string, unknown> | null | undefined): string |
   return typeof extra === 'string' ? extra : null
 }
 
+/** tools_added of the items without any (most): one shared list, frozen so that nothing adds to it. */
+const noToolsAdded = Object.freeze([]) as unknown as string[]
+
 const isRole = (item: HistoryItem, pattern: RegExp) => item.role != null && pattern.test(item.role)
 const isMessage = (item: HistoryItem) => item.kind == null || /^message$/i.test(item.kind)
 const userRole = /^user$/i
@@ -129,7 +132,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     if (message && isRole(item, agentRole)) agentTurns++
     if (item.interrupted === true) interruptions++
     activeAgents.push(activeAgent)
-    const toolsAdded = item.tools_added ?? []
+    const toolsAdded = item.tools_added ?? noToolsAdded
     items.push({
       session_id: sessionId,
       event_time: eventTime,
