@@ -10,8 +10,9 @@ import { abCheckouts } from './bench-process.ts'
 // decoder: the registry's decode, or decode-message.ts's cached decoder where B has it), the
 // transform (conversationRows), merging a write's rows and encoding them as Native blocks
 // (clickhouse-insert.ts's tableBlock), and the domain metrics at commit (newConversations and
-// recordConversations). No Kafka consumer, no engine: CPU of this thread (process.cpuUsage) per
-// conversation, and the heap the rows of one write hold. Needs the registry of the local stack.
+// recordConversations). No Kafka consumer, no engine: process CPU (process.cpuUsage: the JS thread
+// and V8's GC helpers) per conversation, and, with --expose-gc, the heap the rows of one write hold
+// after a GC. Needs the registry of the local stack.
 // BENCH_CONVERSATIONS (2,000), BENCH_WRITE (175 conversations per write), BENCH_ROUNDS (2 per code).
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 2000)
 const perWrite = Number(process.env.BENCH_WRITE ?? 175)
