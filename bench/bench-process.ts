@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 
 // Helpers shared by the benchmarks: a service in a child process (so the load generator does
 // not share its event loop) and its peak resident memory, read from the kernel.
@@ -54,4 +55,12 @@ export function machineLine(): string {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU'
   const memory = /MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]
   return `${cpu}, ${(globalThis.navigator?.hardwareConcurrency ?? 0) || 'n'} cores, ${Math.round(Number(memory) / 1024 / 1024)} GiB, Node ${process.version}`
+}
+
+/** The two checkouts an A/B bench compares: A = BENCH_A_DIR (default /work/main), B = BENCH_B_DIR (default this one). */
+export function abCheckouts(): { A: string; B: string } {
+  return {
+    A: resolve(process.env.BENCH_A_DIR ?? '/work/main'),
+    B: resolve(process.env.BENCH_B_DIR ?? new URL('..', import.meta.url).pathname),
+  }
 }

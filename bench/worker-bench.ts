@@ -5,13 +5,20 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClickHouse } from '../services/core/clickhouse.ts'
 import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka, ensureTopics } from '../services/core/kafka.ts'
+import { createKafka } from '../services/core/kafka.ts'
 import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
-import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { conversationPool, messageBytes } from './bench-conversations.ts'
 import { machineLine, peakRssMb, startService } from './bench-process.ts'
-import { cpuSeconds } from './process-cpu.ts'
+import {
+  benchWorkerEnv,
+  createBacklogTopic,
+  deleteBacklogTopic,
+  fillBacklog,
+  measureBacklogDrain,
+  metricSum,
+  metricsUrlOf,
+} from './worker-backlog.ts'
 
 // `npm run bench:worker`: fills a topic with generated conversations (~40 items each) through
 // real Kafka and the real registry, then measures, each in a process of its own:
@@ -64,88 +71,9 @@ const backlogItems = Array.from({ length: total }, (_, index) => pool.items(inde
 )
 const copy = pool.event
 
-async function createTopic(name: string): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await ensureTopics(admin, [{ topic: name, numPartitions: 6 }])
-  } finally {
-    await admin.disconnect()
-  }
-}
-
-async function deleteTopic(name: string): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await admin.deleteTopics({ topics: [name] }).catch(() => {})
-  } finally {
-    await admin.disconnect()
-  }
-}
-
-async function fill(topic: string, count: number): Promise<{ seconds: number; avroKb: number }> {
-  const producer = kafka.producer({ idempotent: true })
-  await producer.connect()
-  const started = performance.now()
-  let bytes = 0
-  const inFlight: Promise<unknown>[] = []
-  for (let start = 0; start < count; start += 250) {
-    const events = Array.from({ length: Math.min(250, count - start) }, (_, index) => copy(start + index))
-    const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
-    for (const value of values) bytes += value.length
-    inFlight.push(
-      producer.send({
-        topic,
-        acks: -1,
-        messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-      }),
-    )
-    if (inFlight.length >= 4) await inFlight.shift()
-  }
-  await Promise.all(inFlight)
-  await producer.disconnect()
-  return { seconds: (performance.now() - started) / 1000, avroKb: bytes / count / 1024 }
-}
-
-// The tests' worker settings, with the bench's own group name and info-level logs (the bench
-// reads the metrics URL from the log).
-const benchWorkerEnv = (topic: string, dataDir: string) =>
-  workerEnv(topic, dataDir, { WORKER_GROUP_ID: `bench-worker-${randomUUID()}`, LOG_LEVEL: 'info' })
-
-async function metricsUrlOf(output: string[]): Promise<string> {
-  for (let waited = 0; waited < 120_000; waited += 100) {
-    const match = /"metrics":"(http:[^"]+)"/.exec(output.join(''))
-    if (match) return match[1]!
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`the worker did not start:\n${output.join('').slice(-2000)}`)
-}
-
-async function metricsText(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text()
-}
-
-function sumOf(text: string, prefix: string): number {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(prefix))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
-}
-
-async function metricSum(url: string, prefix: string): Promise<number> {
-  return sumOf(await metricsText(url), prefix)
-}
-
-/** Warnings and errors of a worker run (retries would distort the figures): shown, not hidden. */
-function reportProblems(what: string, output: string[]): void {
-  const problems = output
-    .join('')
-    .split('\n')
-    .filter((line) => /"level":(40|50|60)/.test(line) && !/"component":"kafkajs"/.test(line))
-  if (problems.length > 0)
-    console.error(`${what}: ${problems.length} warnings/errors, first:\n${problems.slice(0, 3).join('\n')}`)
-}
+const createTopic = (name: string) => createBacklogTopic(kafka, name)
+const deleteTopic = (name: string) => deleteBacklogTopic(kafka, name)
+const fill = (topic: string, count: number) => fillBacklog({ kafka, codec, conversation: copy, topic, count })
 
 async function measureDecodeOnly(topic: string): Promise<number> {
   const service = startService(decodeOnly, {
@@ -198,42 +126,7 @@ async function measureKafkaEngine(topic: string) {
   }
 }
 
-async function measureWorker(topic: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
-  try {
-    const url = await metricsUrlOf(service.output)
-    let firstAt = 0
-    let consumed = 0
-    while (consumed < total) {
-      // One scrape per tick, every 100 ms: polling costs the worker CPU the figures would include.
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      const text = await metricsText(url)
-      const inFlight = sumOf(text, 'worker_batches_in_flight')
-      consumed = sumOf(text, 'worker_messages_consumed_total')
-      const dead = sumOf(text, 'worker_messages_consumed_total{outcome="dead_lettered"')
-      if (dead > 0) throw new Error(`${dead} messages went to the DLQ (did the registry restart?)`)
-      if (firstAt === 0 && (inFlight > 0 || consumed > 0)) firstAt = performance.now()
-    }
-    const seconds = (performance.now() - firstAt) / 1000
-    const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
-    const rssMb = peakRssMb(service.child.pid!)
-    // CPU of the whole worker process, start-up (migrations) included.
-    const cpuMsPerConversation = (cpuSeconds(service.child.pid!) * 1000) / total
-    reportProblems('worker', service.output)
-    return {
-      conversationsPerSecond: total / seconds,
-      rowsPerSecond: rows / seconds,
-      rows,
-      seconds,
-      rssMb,
-      cpuMsPerConversation,
-    }
-  } finally {
-    await service.stop()
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+const measureWorker = (topic: string) => measureBacklogDrain({ topic, total, workerMain })
 
 async function measureFreshness(topic: string, rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-fresh-'))

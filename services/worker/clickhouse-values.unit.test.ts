@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { validateConversationComplete } from '../core/event/event-validation.ts'
+import { checkTimestamp } from '../core/event/storable-timestamp.ts'
 import { timestampMs } from './clickhouse-values.ts'
 import { TransformError } from './transform-error.ts'
 
@@ -42,5 +43,28 @@ describe('timestampMs agrees with the ingress', () => {
   })
   it('stores milliseconds, sub-millisecond digits truncated', () => {
     expect(timestampMs('2026-03-01T10:00:00.987654321-01:00', 'x')).toBe(Date.UTC(2026, 2, 1, 11, 0, 0, 987))
+  })
+})
+
+describe('timestampMs takes exactly what checkTimestamp takes', () => {
+  // timestampMs decides the common form without checkTimestamp's result object: the same answers,
+  // over the edges and many single-character changes of common-form timestamps.
+  const variants = (value: string) =>
+    [...value].flatMap((_, at) =>
+      ['0', '9', '3', '-', ':', 'T', ' ', 'Z', '+', '.', 'x', ''].map(
+        (replacement) => value.slice(0, at) + replacement + value.slice(at + 1),
+      ),
+    )
+  const values = [
+    ...edges,
+    ...variants('2026-03-01T10:00:00.123Z'),
+    ...variants('2024-02-29T23:59:59+05:30'),
+    ...variants('1901-01-01T00:00:00.5-23:59'),
+    ...variants('2298-12-31t23:59:59.123456789z'),
+  ]
+  it.each(values)('%s', (value) => {
+    const check = checkTimestamp(value)
+    if (check.ok) expect(timestampMs(value, 'data.start_time')).toBe(check.epochMs)
+    else expect(() => timestampMs(value, 'data.start_time')).toThrow(`data.start_time: ${check.problem}`)
   })
 })

@@ -7,8 +7,8 @@ import type { AvroRecord } from '../core/event/event-record.ts'
 import { extraFieldsField } from '../core/event/event-schema.ts'
 import { finiteNumber, timestampMs } from './clickhouse-values.ts'
 import { conversationKeyTime } from './conversation-key-time.ts'
-import { percentile } from './latency-percentiles.ts'
-import { conversationSpan, metricFlags } from './metric-quality.ts'
+import { percentileOfSorted as percentile } from './latency-percentiles.ts'
+import { conversationSpan, metricFlags, noMetricFlags } from './metric-quality.ts'
 import type {
   CampaignItemRow,
   ConversationItemRow,
@@ -49,64 +49,68 @@ export const latencyMetrics = [
   'end_of_turn_delay',
 ] as const
 type LatencyMetric = (typeof latencyMetrics)[number]
+/** The feed's column of each metric's unflagged values, named once (not per value). */
+const unflaggedColumns = latencyMetrics.map((name) => `${name}_unflagged` as const)
 
 function extraJson(object: Record<string, unknown> | null | undefined): string | null {
   const extra = object?.[extraFieldsField]
   return typeof extra === 'string' ? extra : null
 }
 
+/** tools_added of the items without any (most): one shared list, frozen so that nothing adds to it. */
+const noToolsAdded = Object.freeze([]) as unknown as string[]
+
 const isRole = (item: HistoryItem, pattern: RegExp) => item.role != null && pattern.test(item.role)
 const isMessage = (item: HistoryItem) => item.kind == null || /^message$/i.test(item.kind)
 const userRole = /^user$/i
 const agentRole = /^(assistant|agent)$/i
 
-interface ItemTimes {
-  created_at: number | null
-  started_speaking_at: number | null
-  stopped_speaking_at: number | null
-}
-
-function itemTimes(item: HistoryItem, path: string): ItemTimes {
-  return {
-    created_at: timestampMs(item.created_at, `${path}.created_at`),
-    started_speaking_at: timestampMs(
-      item.metrics?.started_speaking_at,
-      `${path}.metrics.started_speaking_at`,
-    ),
-    stopped_speaking_at: timestampMs(
-      item.metrics?.stopped_speaking_at,
-      `${path}.metrics.stopped_speaking_at`,
-    ),
-  }
-}
-
+// An item row (~40 per conversation) is one object literal with all its columns: no spread of the
+// shared context, whose copy and then growth property by property cost more than the values (and
+// left garbage). The rows there are one or a few of per conversation keep the spread.
 export function conversationRows(record: AvroRecord, delivery: Delivery): TableRows {
   const envelope = record as Decoded
   const data: ConversationData = envelope.data
   if (typeof data?.session_id !== 'string' || data.session_id === '')
     throw new TransformError('data.session_id', 'missing or empty')
   const history = data.history ?? []
+  const count = history.length
 
   const receivedAt = typeof envelope.received_at === 'number' ? envelope.received_at : null
   const createdAt = timestampMs(data.created_at, 'data.created_at')
   const startTime = timestampMs(data.start_time, 'data.start_time')
   const agentJoinedAt = timestampMs(data.agent_joined_at, 'data.agent_joined_at')
-  const times = history.map((item, index) => itemTimes(item, `data.history[${index}]`))
-  const keyTime = conversationKeyTime({
-    startTime,
-    createdAt,
-    others: [
-      agentJoinedAt,
-      ...times.flatMap((item) => [item.created_at, item.started_speaking_at, item.stopped_speaking_at]),
-    ],
-  })
+  // The items' times first: the key time (on every row) may come from the earliest of them.
+  const createdAts: (number | null)[] = new Array(count)
+  const startedAts: (number | null)[] = new Array(count)
+  const stoppedAts: (number | null)[] = new Array(count)
+  let earliestItemTime: number | null = null
+  for (let index = 0; index < count; index++) {
+    const item = history[index]!
+    const metrics = item.metrics
+    const created = timestampMs(item.created_at, 'created_at', index)
+    const started = timestampMs(metrics?.started_speaking_at, 'metrics.started_speaking_at', index)
+    const stopped = timestampMs(metrics?.stopped_speaking_at, 'metrics.stopped_speaking_at', index)
+    createdAts[index] = created
+    startedAts[index] = started
+    stoppedAts[index] = stopped
+    for (const ms of [created, started, stopped])
+      if (ms !== null && (earliestItemTime === null || ms < earliestItemTime)) earliestItemTime = ms
+  }
+  const keyTime = conversationKeyTime({ startTime, createdAt, others: [agentJoinedAt, earliestItemTime] })
+  const sessionId = data.session_id
+  const eventTime = keyTime.ms
+  const agentId = data.agent_id ?? ''
+  const agentName = data.agent_name ?? null
+  const source = envelope.source ?? ''
+  const version = receivedAt ?? delivery.timestampMs
   const context = {
-    session_id: data.session_id,
-    event_time: keyTime.ms,
-    agent_id: data.agent_id ?? '',
-    agent_name: data.agent_name ?? null,
-    source: envelope.source ?? '',
-    version: receivedAt ?? delivery.timestampMs,
+    session_id: sessionId,
+    event_time: eventTime,
+    agent_id: agentId,
+    agent_name: agentName,
+    source,
+    version,
     is_deleted: 0 as const,
   }
   const campaignId = data.campaign_id ?? null
@@ -116,15 +120,27 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
   const items: ConversationItemRow[] = []
   const handoffs: HandoffRow[] = []
   const activeAgents: string[] = []
-  let activeAgent = context.agent_id
-  history.forEach((item, index) => {
-    const path = `data.history[${index}]`
+  let activeAgent = agentId
+  let userTurns = 0
+  let agentTurns = 0
+  let interruptions = 0
+  for (let index = 0; index < count; index++) {
+    const item = history[index]!
     const metrics = item.metrics
-    const metric = (name: LatencyMetric | 'on_user_turn_completed_delay') =>
-      finiteNumber(metrics?.[name], `${path}.metrics.${name}`)
+    const message = isMessage(item)
+    if (message && isRole(item, userRole)) userTurns++
+    if (message && isRole(item, agentRole)) agentTurns++
+    if (item.interrupted === true) interruptions++
     activeAgents.push(activeAgent)
+    const toolsAdded = item.tools_added ?? noToolsAdded
     items.push({
-      ...context,
+      session_id: sessionId,
+      event_time: eventTime,
+      agent_id: agentId,
+      agent_name: agentName,
+      source,
+      version,
+      is_deleted: 0,
       item_index: index,
       campaign_id: campaignId,
       test_run_id: testRunId,
@@ -134,15 +150,21 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       content: item.content ?? null,
       kind: item.kind ?? null,
       id: item.id ?? null,
-      ...times[index]!,
+      created_at: createdAts[index]!,
+      started_speaking_at: startedAts[index]!,
+      stopped_speaking_at: stoppedAts[index]!,
       interrupted: item.interrupted ?? null,
-      transcript_confidence: finiteNumber(item.transcript_confidence, `${path}.transcript_confidence`),
-      transcription_delay: metric('transcription_delay'),
-      end_of_turn_delay: metric('end_of_turn_delay'),
-      on_user_turn_completed_delay: metric('on_user_turn_completed_delay'),
-      llm_node_ttft: metric('llm_node_ttft'),
-      tts_node_ttfb: metric('tts_node_ttfb'),
-      e2e_latency: metric('e2e_latency'),
+      transcript_confidence: finiteNumber(item.transcript_confidence, 'transcript_confidence', index),
+      transcription_delay: finiteNumber(metrics?.transcription_delay, 'metrics.transcription_delay', index),
+      end_of_turn_delay: finiteNumber(metrics?.end_of_turn_delay, 'metrics.end_of_turn_delay', index),
+      on_user_turn_completed_delay: finiteNumber(
+        metrics?.on_user_turn_completed_delay,
+        'metrics.on_user_turn_completed_delay',
+        index,
+      ),
+      llm_node_ttft: finiteNumber(metrics?.llm_node_ttft, 'metrics.llm_node_ttft', index),
+      tts_node_ttfb: finiteNumber(metrics?.tts_node_ttfb, 'metrics.tts_node_ttfb', index),
+      e2e_latency: finiteNumber(metrics?.e2e_latency, 'metrics.e2e_latency', index),
       tool_name: item.tool_name ?? null,
       tool_call_id: item.tool_call_id ?? null,
       tool_arguments_json: item.tool_arguments_json ?? null,
@@ -150,10 +172,10 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       tool_is_error: item.tool_is_error ?? null,
       handoff_to_agent_id: item.handoff_to_agent_id ?? null,
       instructions: item.instructions ?? null,
-      tools_added: item.tools_added ?? [],
+      tools_added: toolsAdded,
       extra_fields_json: extraJson(item),
       metrics_extra_fields_json: extraJson(metrics),
-      metric_flags: [],
+      metric_flags: noMetricFlags,
     })
     if (item.handoff_to_agent_id != null) {
       handoffs.push({
@@ -161,26 +183,29 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
         item_index: index,
         from_agent_id: activeAgent,
         to_agent_id: item.handoff_to_agent_id,
-        handed_off_at: times[index]!.created_at,
+        handed_off_at: createdAts[index]!,
         instructions: item.instructions ?? null,
-        tools_added: item.tools_added ?? [],
+        tools_added: toolsAdded,
         campaign_id: campaignId,
         test_run_id: testRunId,
       })
       activeAgent = item.handoff_to_agent_id
     }
-  })
+  }
 
   // Flags need the whole conversation (an agent turn's e2e includes the user turn it answers).
   const durationSeconds = finiteNumber(data.duration_seconds, 'data.duration_seconds')
   const flags = metricFlags(items, conversationSpan(startTime, createdAt, durationSeconds))
-  items.forEach((item, index) => {
-    item.metric_flags = flags[index]!
-  })
+  let flaggedItems = 0
+  for (let index = 0; index < count; index++) {
+    const itemFlags = flags[index]!
+    items[index]!.metric_flags = itemFlags
+    if (itemFlags.length > 0) flaggedItems++
+  }
 
   const toolCalls: ToolCallRow[] = pairToolCalls(history).map(({ callIndex, call, output }) => {
-    const calledAt = call ? times[call.index]!.created_at : null
-    const outputAt = output ? times[output.index]!.created_at : null
+    const calledAt = call ? createdAts[call.index]! : null
+    const outputAt = output ? createdAts[output.index]! : null
     return {
       ...context,
       call_index: callIndex,
@@ -199,9 +224,27 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       duration_seconds: calledAt !== null && outputAt !== null ? (outputAt - calledAt) / 1000 : null,
     }
   })
+  let toolCallCount = 0
+  let toolErrorCount = 0
+  for (const row of toolCalls) {
+    if (row.call_item_index !== null) toolCallCount++
+    if (row.tool_is_error === true) toolErrorCount++
+  }
 
-  const values = (name: LatencyMetric) => items.flatMap((item) => (item[name] === null ? [] : [item[name]]))
-  const userTurns = history.filter((item) => isRole(item, userRole) && isMessage(item)).length
+  // Each metric's values once, sorted once for both of its percentiles.
+  const values = (name: LatencyMetric) => {
+    const found: number[] = []
+    for (const item of items) {
+      const value = item[name]
+      if (value !== null) found.push(value)
+    }
+    return found.sort((a, b) => a - b)
+  }
+  const e2e = values('e2e_latency')
+  const ttft = values('llm_node_ttft')
+  const ttfb = values('tts_node_ttfb')
+  const transcription = values('transcription_delay')
+  const endOfTurn = values('end_of_turn_delay')
   const testEval = data.test_eval_result
   const room = data.room_metadata
 
@@ -234,24 +277,24 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     room_error: room?.error ?? null,
     status: data.status ?? null,
     error_message: data.error_message ?? null,
-    item_count: history.length,
+    item_count: count,
     user_turn_count: userTurns,
-    agent_turn_count: history.filter((item) => isRole(item, agentRole) && isMessage(item)).length,
-    tool_call_count: toolCalls.filter((row) => row.call_item_index !== null).length,
-    tool_error_count: toolCalls.filter((row) => row.tool_is_error === true).length,
-    interruption_count: history.filter((item) => item.interrupted === true).length,
+    agent_turn_count: agentTurns,
+    tool_call_count: toolCallCount,
+    tool_error_count: toolErrorCount,
+    interruption_count: interruptions,
     handoff_count: handoffs.length,
-    flagged_item_count: items.filter((item) => item.metric_flags.length > 0).length,
-    e2e_latency_p50: percentile(values('e2e_latency'), 0.5),
-    e2e_latency_p95: percentile(values('e2e_latency'), 0.95),
-    llm_node_ttft_p50: percentile(values('llm_node_ttft'), 0.5),
-    llm_node_ttft_p95: percentile(values('llm_node_ttft'), 0.95),
-    tts_node_ttfb_p50: percentile(values('tts_node_ttfb'), 0.5),
-    tts_node_ttfb_p95: percentile(values('tts_node_ttfb'), 0.95),
-    transcription_delay_p50: percentile(values('transcription_delay'), 0.5),
-    transcription_delay_p95: percentile(values('transcription_delay'), 0.95),
-    end_of_turn_delay_p50: percentile(values('end_of_turn_delay'), 0.5),
-    end_of_turn_delay_p95: percentile(values('end_of_turn_delay'), 0.95),
+    flagged_item_count: flaggedItems,
+    e2e_latency_p50: percentile(e2e, 0.5),
+    e2e_latency_p95: percentile(e2e, 0.95),
+    llm_node_ttft_p50: percentile(ttft, 0.5),
+    llm_node_ttft_p95: percentile(ttft, 0.95),
+    tts_node_ttfb_p50: percentile(ttfb, 0.5),
+    tts_node_ttfb_p95: percentile(ttfb, 0.95),
+    transcription_delay_p50: percentile(transcription, 0.5),
+    transcription_delay_p95: percentile(transcription, 0.95),
+    end_of_turn_delay_p50: percentile(endOfTurn, 0.5),
+    end_of_turn_delay_p95: percentile(endOfTurn, 0.95),
     extra_fields_json: extraJson(data),
     envelope_extra_fields_json: extraJson(envelope),
     test_eval_result_extra_fields_json: extraJson(testEval),
@@ -277,7 +320,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
             room_failed: conversation.room_failed,
             error_message: conversation.error_message,
             duration_seconds: durationSeconds,
-            item_count: history.length,
+            item_count: count,
           },
         ]
       : []
@@ -360,11 +403,11 @@ function latencyFeedRows(
     }
     // A flagged item's values count in the rollup's all-values states only (migration 0006).
     const unflagged = item.metric_flags.length === 0
-    for (const name of latencyMetrics) {
-      const value = item[name]
+    for (let metric = 0; metric < latencyMetrics.length; metric++) {
+      const value = item[latencyMetrics[metric]!]
       if (value === null) continue
-      row[name].push(value)
-      if (unflagged) row[`${name}_unflagged`].push(value)
+      row[latencyMetrics[metric]!].push(value)
+      if (unflagged) row[unflaggedColumns[metric]!].push(value)
     }
   }
   return [...byMinute.values()].sort((a, b) => a.minute - b.minute)

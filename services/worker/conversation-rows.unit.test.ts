@@ -320,6 +320,49 @@ describe('conversationRows', () => {
     expect(() => rowsOf(infinite)).toThrow(/data\.duration_seconds/)
   })
 
+  it('names the history item and field of every value it refuses (the path is built only then)', () => {
+    const cases: Array<[string, unknown]> = [
+      ['created_at', '2026-02-31T00:00:00Z'],
+      ['metrics.started_speaking_at', 'x'],
+      ['metrics.stopped_speaking_at', 'x'],
+      ['transcript_confidence', Number.NaN],
+      ['metrics.transcription_delay', Number.NaN],
+      ['metrics.end_of_turn_delay', Number.NaN],
+      ['metrics.on_user_turn_completed_delay', Number.NaN],
+      ['metrics.llm_node_ttft', Number.POSITIVE_INFINITY],
+      ['metrics.tts_node_ttfb', Number.NEGATIVE_INFINITY],
+      ['metrics.e2e_latency', Number.NaN],
+    ]
+    for (const [field, value] of cases) {
+      const event = loadFixture('full')
+      const item = event.data.history![2]! as Record<string, unknown> & { metrics?: Record<string, unknown> }
+      if (field.startsWith('metrics.'))
+        item.metrics = { ...item.metrics, [field.slice('metrics.'.length)]: value }
+      else item[field] = value
+      let refused: unknown
+      try {
+        rowsOf(event)
+      } catch (error) {
+        refused = error
+      }
+      expect(refused, field).toBeInstanceOf(TransformError)
+      expect((refused as TransformError).path, field).toBe(`data.history[2].${field}`)
+    }
+  })
+
+  it('gives each flagged item its own flags, and no item flags it does not have', () => {
+    const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'own')
+    const items = rowsOf(event).conversation_items
+    expect(flags.size).toBeGreaterThan(0)
+    expect(flags.size).toBeLessThan(items.length)
+    for (const item of items)
+      expect(item.metric_flags, `item ${item.item_index}`).toEqual(flags.get(item.item_index) ?? [])
+    // The unflagged share one empty list, which nothing can add to.
+    const clean = items.find((item) => !flags.has(item.item_index))!
+    expect(() => (clean.metric_flags as string[]).push('negative_delay')).toThrow(TypeError)
+    expect(items.every((item) => flags.has(item.item_index) || item.metric_flags.length === 0)).toBe(true)
+  })
+
   it('keys a conversation by a time from its payload only: the same for every delivery', () => {
     const event = loadFixture('web-call')
     delete event.data.start_time

@@ -14,6 +14,11 @@ export class DependencyError extends Error {
   override name = 'DependencyError'
 }
 
+/** Bytes that do not start with the Confluent wire format's magic byte 0. */
+export class WireFormatError extends Error {
+  override name = 'WireFormatError'
+}
+
 interface RegistryError {
   name?: string
   status?: number
@@ -25,7 +30,8 @@ export type DecodeFailure = { reason: PoisonReason; error: string } | 'dependenc
 export function classifyDecodeError(error: unknown): DecodeFailure {
   const failure = (error ?? {}) as RegistryError
   const text = failure.message ?? String(error)
-  if (failure.name === 'ConfluentSchemaRegistryArgumentError') return { reason: 'not_avro', error: text }
+  if (failure.name === 'ConfluentSchemaRegistryArgumentError' || error instanceof WireFormatError)
+    return { reason: 'not_avro', error: text }
   if (typeof failure.status === 'number') return failure.status === 404 ? 'schema_not_found' : 'dependency'
   // A refused or reset connection to the registry surfaces as a plain error with a code.
   if (/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|socket hang up|fetch failed/i.test(text))
@@ -34,12 +40,47 @@ export function classifyDecodeError(error: unknown): DecodeFailure {
 }
 
 export interface DecodeDeps {
-  decode: (value: Buffer) => Promise<AvroRecord>
+  /** The record, or a promise of it while the schema of the message's id is being fetched. */
+  decode: (value: Buffer) => AvroRecord | Promise<AvroRecord>
   /**
    * Whether the registry holds the event's subject (the ingress registers it): true proves the
    * registry is the right one and has data; false or an error means it cannot be trusted yet.
    */
   registryHoldsSubject: () => Promise<boolean>
+}
+
+/** What the decoder asks the registry: a schema id's reader (the registry client's getSchema). */
+export interface SchemaSource {
+  getSchema(id: number): Promise<{ fromBuffer(payload: Buffer): unknown }>
+}
+
+const wireHeaderBytes = 5 // magic byte 0, then the schema id as a big-endian int32
+
+/**
+ * Decodes the Confluent wire format as the registry client's decode does, with the reader of each
+ * schema id kept after its first fetch: a message of a known id decodes synchronously (no promise,
+ * no header copies). What fails fails as there: a header shorter than 5 bytes is a RangeError
+ * (undecodable), another magic byte not Avro, an id the registry cannot give its error (404,
+ * down), bytes the schema does not read avsc's error. A failed fetch is not kept: the next message
+ * of that id asks again.
+ */
+export function cachedSchemaDecoder(
+  registry: SchemaSource,
+): (value: Buffer) => AvroRecord | Promise<AvroRecord> {
+  const readers = new Map<number, { fromBuffer(payload: Buffer): unknown }>()
+  return (value) => {
+    if (value.length < wireHeaderBytes)
+      throw new RangeError(`${value.length} bytes: shorter than the Confluent wire format's 5-byte header`)
+    if (value[0] !== 0) throw new WireFormatError(`Message encoded with magic byte ${value[0]}, expected 0`)
+    const id = value.readInt32BE(1)
+    const payload = value.subarray(wireHeaderBytes)
+    const reader = readers.get(id)
+    if (reader) return reader.fromBuffer(payload) as AvroRecord
+    return registry.getSchema(id).then((fetched) => {
+      readers.set(id, fetched)
+      return fetched.fromBuffer(payload) as AvroRecord
+    })
+  }
 }
 
 export async function decodeMessage(deps: DecodeDeps, received: Received): Promise<Decoded | Poisoned> {

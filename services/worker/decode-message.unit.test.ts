@@ -1,6 +1,12 @@
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
+import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
+import { compileAvroWriter } from '../core/event/avro-event-writer.ts'
+import { toAvroRecord } from '../core/event/event-record.ts'
+import { eventAvroSchema } from '../core/event/event-schema.ts'
+import { wireEncoder } from '../core/event-codec.ts'
 import type { KafkaMessage } from '../core/kafka.ts'
-import { classifyDecodeError, DependencyError, decodeMessage } from './decode-message.ts'
+import { cachedSchemaDecoder, classifyDecodeError, DependencyError, decodeMessage } from './decode-message.ts'
 
 // The decision "poison or wait for the registry", on the errors the registry client throws.
 const notFound = Object.assign(new Error('Schema Registry - Schema not found'), {
@@ -95,5 +101,92 @@ describe('decodeMessage', () => {
     expect(
       await decodeMessage({ decode: async () => record as never, registryHoldsSubject: empty }, received),
     ).toEqual({ kind: 'decoded', ...received, record })
+  })
+})
+
+describe('cachedSchemaDecoder', () => {
+  // A real avsc reader of the event schema and the project's own wire encoder; the registry is an
+  // in-memory source that counts its fetches (the real registry: poison-messages and
+  // schema-registry-trouble integration tests).
+  const type = avro.Type.forSchema(eventAvroSchema as never)
+  const record = toAvroRecord(
+    {
+      event: 'ConversationComplete',
+      data: { session_id: 's-1', history: [{ role: 'user', content: 'hallo' }] },
+    },
+    { source: 'test', receivedAt: 1_700_000_000_000 },
+  )
+  const bytes = wireEncoder(7, compileAvroWriter(eventAvroSchema))(record)
+  const source = (...answers: Array<'ok' | Error>) => {
+    const fetched: number[] = []
+    return {
+      fetched,
+      getSchema: async (id: number) => {
+        fetched.push(id)
+        const answer = answers.shift() ?? 'ok'
+        if (answer !== 'ok') throw answer
+        return type
+      },
+    }
+  }
+  const decodeWith = (registry: ReturnType<typeof source>) => {
+    const decode = cachedSchemaDecoder(registry)
+    return (value: Buffer) =>
+      decodeMessage({ decode, registryHoldsSubject: async () => true }, message(value))
+  }
+
+  it('decodes what the registry client decodes, asking the registry once per schema id', async () => {
+    const registry = source()
+    const decode = cachedSchemaDecoder(registry)
+    expect(await decode(bytes)).toEqual(type.fromBuffer(bytes.subarray(5)))
+    // Known id: decoded at once, no promise, no second fetch.
+    const again = decode(bytes)
+    expect(again).not.toBeInstanceOf(Promise)
+    expect(again).toEqual(type.fromBuffer(bytes.subarray(5)))
+    expect(registry.fetched).toEqual([7])
+  })
+
+  it('keeps no failed fetch: a registry that was down is asked again, and then decodes', async () => {
+    const registry = source(unavailable)
+    const decode = decodeWith(registry)
+    await expect(decode(bytes)).rejects.toThrow(DependencyError)
+    expect(await decode(bytes)).toMatchObject({ kind: 'decoded' })
+    expect(registry.fetched).toEqual([7, 7])
+  })
+
+  it('an id the registry does not know (404, the registry holds the subject): poison unknown_schema', async () => {
+    expect(await decodeWith(source(notFound))(bytes)).toMatchObject({
+      kind: 'poison',
+      reason: 'unknown_schema',
+    })
+  })
+
+  it('classifies bad bytes as the registry client did: short header undecodable, magic byte not_avro, truncated undecodable', async () => {
+    const decode = decodeWith(source())
+    // The registry client's own decode refuses these two before it asks any registry.
+    const client = new SchemaRegistry({ host: 'http://127.0.0.1:9' })
+    for (const bad of [Buffer.from([0, 0, 0]), Buffer.concat([Buffer.from([1]), bytes.subarray(1)])]) {
+      const theirs = await client.decode(bad).then(
+        () => 'decoded',
+        (error: unknown) => classifyDecodeError(error),
+      )
+      expect(await decode(bad)).toMatchObject({
+        kind: 'poison',
+        reason: (theirs as { reason: string }).reason,
+      })
+    }
+    expect(await decode(Buffer.from([0, 0, 0]))).toMatchObject({ kind: 'poison', reason: 'undecodable' })
+    expect(await decode(Buffer.concat([Buffer.from([1]), bytes.subarray(1)]))).toMatchObject({
+      kind: 'poison',
+      reason: 'not_avro',
+    })
+    expect(await decode(bytes.subarray(0, bytes.length - 3))).toMatchObject({
+      kind: 'poison',
+      reason: 'undecodable',
+    })
+    expect(await decode(Buffer.concat([bytes, Buffer.from([1])]))).toMatchObject({
+      kind: 'poison',
+      reason: 'undecodable',
+    })
   })
 })

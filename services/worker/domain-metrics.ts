@@ -124,19 +124,23 @@ export function newConversations(
     const key = conversationKey(row)
     if (!stored.has(key) && !chosen.has(key)) chosen.set(key, row)
   }
-  // Items of the chosen delivery only: a twice-sent conversation has two sets of the same items.
-  const chosenRows = new Set(chosen.values())
-  const versions = new Map([...chosenRows].map((row) => [conversationKey(row), row.version]))
-  const items = rows.conversation_items.filter((item) => versions.get(conversationKey(item)) === item.version)
-  const seenItems = new Set<string>()
-  const uniqueItems = items.filter((item) => {
-    const key = `${conversationKey(item)}\u0000${item.item_index}`
-    if (seenItems.has(key)) return false
-    seenItems.add(key)
-    return true
-  })
-  return { conversations: [...chosenRows], items: uniqueItems }
+  // Items of the chosen delivery only (a twice-sent conversation has two sets of the same items),
+  // each item index once: per conversation its version and the indexes taken.
+  const taken = new Map<string, { version: number; indexes: Set<number> }>()
+  for (const row of chosen.values())
+    taken.set(conversationKey(row), { version: row.version, indexes: new Set() })
+  const uniqueItems: ConversationItemRow[] = []
+  for (const item of rows.conversation_items) {
+    const conversation = taken.get(conversationKey(item))
+    if (conversation === undefined || conversation.version !== item.version) continue
+    if (conversation.indexes.has(item.item_index)) continue
+    conversation.indexes.add(item.item_index)
+    uniqueItems.push(item)
+  }
+  return { conversations: [...chosen.values()], items: uniqueItems }
 }
+
+const latencyColumns = Object.keys(latencyMetrics) as LatencyColumn[]
 
 const successLabel = (success: boolean | null) => (success === null ? 'unknown' : String(success))
 
@@ -189,7 +193,7 @@ export function recordConversations(
     // A flagged item's values are not to be trusted (docs/metric-quality.md): the flag counter
     // shows them, the latency histograms (and so the latency alerts) leave them out.
     if (item.metric_flags.length > 0) continue
-    for (const column of Object.keys(metrics.latency) as LatencyColumn[]) {
+    for (const column of latencyColumns) {
       const value = item[column]
       if (usable(value)) metrics.latency[column].observe({ agent }, value)
     }

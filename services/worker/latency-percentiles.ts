@@ -1,8 +1,15 @@
 // Per-conversation percentiles: linear interpolation between the closest ranks (R type 7, numpy's
 // default, ClickHouse's quantileExactInterpolated); null without values.
 export function percentile(values: readonly number[], fraction: number): number | null {
-  if (values.length === 0) return null
-  const sorted = [...values].sort((a, b) => a - b)
+  return percentileOfSorted(
+    [...values].sort((a, b) => a - b),
+    fraction,
+  )
+}
+
+/** The same of values already sorted ascending: one sort for several percentiles of them. */
+export function percentileOfSorted(sorted: readonly number[], fraction: number): number | null {
+  if (sorted.length === 0) return null
   const rank = (sorted.length - 1) * fraction
   const below = Math.floor(rank)
   const lower = sorted[below]!

@@ -97,46 +97,56 @@ export function metricFlags(items: readonly ItemMetrics[], span: ConversationSpa
   })
 }
 
+// Each flag as a bit (its index in metricFlagNames): an item's flags are gathered in a number and
+// become an array only when there is one; the unflagged (most) share one frozen empty array.
+const bit = Object.fromEntries(metricFlagNames.map((flag, index) => [flag, 1 << index])) as Record<
+  MetricFlag,
+  number
+>
+/** The flags of an unflagged item: one shared array, frozen so that nothing adds to it. */
+export const noMetricFlags = Object.freeze([]) as unknown as MetricFlag[]
+
 /** The flags of one item; `answers`: the user message an agent message answers, if any. */
 export function itemMetricFlags(
   item: ItemMetrics,
   span: ConversationSpan,
   answers: ItemMetrics | null,
 ): MetricFlag[] {
-  const flags = new Set<MetricFlag>()
+  let flags = 0
   const started = item.started_speaking_at
   const stopped = item.stopped_speaking_at
-  if (known(started) && known(stopped) && started > stopped) flags.add('speaking_interval_reversed')
+  if (known(started) && known(stopped) && started > stopped) flags |= bit.speaking_interval_reversed
 
-  for (const at of [started, stopped]) {
-    if (!known(at)) continue
-    const early = span.startMs !== null && at < span.startMs - spanToleranceMs
-    const late = span.endMs !== null && at > span.endMs + spanToleranceMs
-    if (early || late) flags.add('speaking_outside_conversation')
-  }
+  const outside = (at: number | null) =>
+    known(at) &&
+    ((span.startMs !== null && at < span.startMs - spanToleranceMs) ||
+      (span.endMs !== null && at > span.endMs + spanToleranceMs))
+  if (outside(started) || outside(stopped)) flags |= bit.speaking_outside_conversation
 
   for (const name of delayMetrics) {
     const value = item[name]
     if (!known(value)) continue
-    if (value < 0) flags.add('negative_delay')
+    if (value < 0) flags |= bit.negative_delay
     if (span.durationSeconds !== null && value >= span.durationSeconds)
-      flags.add('delay_longer_than_conversation')
+      flags |= bit.delay_longer_than_conversation
   }
 
   const e2e = item.e2e_latency
-  const parts = [answers?.end_of_turn_delay ?? null, item.llm_node_ttft, item.tts_node_ttfb].filter(known)
-  if (known(e2e) && parts.length > 0) {
-    const sum = parts.reduce((total, part) => total + part, 0)
-    if (e2e < sum - e2eTolerance) flags.add('e2e_below_parts')
+  const endOfTurn = answers?.end_of_turn_delay ?? null
+  const ttft = item.llm_node_ttft
+  const ttfb = item.tts_node_ttfb
+  if (known(e2e) && (known(endOfTurn) || known(ttft) || known(ttfb))) {
+    const sum = (endOfTurn ?? 0) + (ttft ?? 0) + (ttfb ?? 0)
+    if (e2e < sum - e2eTolerance) flags |= bit.e2e_below_parts
   }
 
   if (isMessage(item) && isAgent(item) && answers !== null) {
     if (!known(item.e2e_latency) || !known(item.llm_node_ttft) || !known(item.tts_node_ttfb))
-      flags.add('missing_agent_turn_metrics')
+      flags |= bit.missing_agent_turn_metrics
   }
   if (isMessage(item) && isUser(item)) {
     if (!known(item.transcription_delay) || !known(item.end_of_turn_delay))
-      flags.add('missing_user_turn_metrics')
+      flags |= bit.missing_user_turn_metrics
   }
-  return metricFlagNames.filter((flag) => flags.has(flag))
+  return flags === 0 ? noMetricFlags : metricFlagNames.filter((flag) => (flags & bit[flag]) !== 0)
 }

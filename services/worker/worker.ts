@@ -2,7 +2,6 @@ import { type ClickHouseClient, createClickHouse, describeClickHouse } from '../
 import { runMigrations } from '../core/clickhouse-migrations.ts'
 import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
-import type { AvroRecord } from '../core/event/event-record.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
 import { createKafkaAdmin, ensureTopics, topicMessageLimits } from '../core/kafka-admin.ts'
 import { createPartitionConsumer } from '../core/kafka-consumer.ts'
@@ -15,6 +14,7 @@ import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
 import { insertTableRows } from './clickhouse-insert.ts'
+import { cachedSchemaDecoder } from './decode-message.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
@@ -93,7 +93,7 @@ export async function startWorker(
   const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
   const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   const decoder = {
-    decode: (value: Buffer) => schemaRegistry.decode(value) as Promise<AvroRecord>,
+    decode: cachedSchemaDecoder(schemaRegistry),
     registryHoldsSubject: async () => {
       try {
         return typeof (await schemaRegistry.getLatestSchemaId(conversationCompleteSubject)) === 'number'

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
+import type { EventCodec } from '../services/core/event-codec.ts'
+import { ensureTopics, type Kafka } from '../services/core/kafka.ts'
+import { workerEnv } from '../test/worker/worker-test-support.ts'
+import { messageBytes } from './bench-conversations.ts'
+import { peakRssMb, startService } from './bench-process.ts'
+import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
+
+// A backlog of generated conversations in a throwaway topic, and one worker process draining it
+// while the bench scrapes its metrics: shared by `npm run bench:worker` and the A/B drain of two
+// checkouts (bench/worker-drain-ab.ts).
+export async function createBacklogTopic(kafka: Kafka, name: string): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await ensureTopics(admin, [{ topic: name, numPartitions: 6 }])
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+export async function deleteBacklogTopic(kafka: Kafka, name: string): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.deleteTopics({ topics: [name] }).catch(() => {})
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+export async function fillBacklog(options: {
+  kafka: Kafka
+  codec: EventCodec
+  /** The index-th conversation of the backlog. */
+  conversation: (index: number) => ConversationCompleteEvent
+  topic: string
+  count: number
+}): Promise<{ seconds: number; avroKb: number }> {
+  const { kafka, codec, conversation, topic, count } = options
+  const producer = kafka.producer({ idempotent: true })
+  await producer.connect()
+  const started = performance.now()
+  let bytes = 0
+  const inFlight: Promise<unknown>[] = []
+  for (let start = 0; start < count; start += 250) {
+    const events = Array.from({ length: Math.min(250, count - start) }, (_, index) =>
+      conversation(start + index),
+    )
+    const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
+    for (const value of values) bytes += value.length
+    inFlight.push(
+      producer.send({
+        topic,
+        acks: -1,
+        messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+      }),
+    )
+    if (inFlight.length >= 4) await inFlight.shift()
+  }
+  await Promise.all(inFlight)
+  await producer.disconnect()
+  return { seconds: (performance.now() - started) / 1000, avroKb: bytes / count / 1024 }
+}
+
+// The tests' worker settings, with the bench's own group name and info-level logs (the bench
+// reads the metrics URL from the log).
+export const benchWorkerEnv = (topic: string, dataDir: string) =>
+  workerEnv(topic, dataDir, { WORKER_GROUP_ID: `bench-worker-${randomUUID()}`, LOG_LEVEL: 'info' })
+
+export async function metricsUrlOf(output: string[]): Promise<string> {
+  for (let waited = 0; waited < 120_000; waited += 100) {
+    const match = /"metrics":"(http:[^"]+)"/.exec(output.join(''))
+    if (match) return match[1]!
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the worker did not start:\n${output.join('').slice(-2000)}`)
+}
+
+async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text()
+}
+
+function sumOf(text: string, prefix: string): number {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+}
+
+export async function metricSum(url: string, prefix: string): Promise<number> {
+  return sumOf(await metricsText(url), prefix)
+}
+
+/** Warnings and errors of a worker run (retries would distort the figures): shown, not hidden. */
+export function reportProblems(what: string, output: string[]): void {
+  const problems = output
+    .join('')
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)/.test(line) && !/"component":"kafkajs"/.test(line))
+  if (problems.length > 0)
+    console.error(`${what}: ${problems.length} warnings/errors, first:\n${problems.slice(0, 3).join('\n')}`)
+}
+
+/** A fresh worker (`workerMain`, a temp data directory, a fresh group) drains `total` messages of `topic`. */
+export async function measureBacklogDrain(options: { topic: string; total: number; workerMain: string }) {
+  const { topic, total, workerMain } = options
+  const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
+  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
+  try {
+    const url = await metricsUrlOf(service.output)
+    let firstAt = 0
+    let cpuAtFirst = 0
+    let mainCpuAtFirst = 0
+    let consumed = 0
+    while (consumed < total) {
+      // One scrape per tick, every 100 ms: polling costs the worker CPU the figures would include.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const text = await metricsText(url)
+      const inFlight = sumOf(text, 'worker_batches_in_flight')
+      consumed = sumOf(text, 'worker_messages_consumed_total')
+      const dead = sumOf(text, 'worker_messages_consumed_total{outcome="dead_lettered"')
+      if (dead > 0) throw new Error(`${dead} messages went to the DLQ (did the registry restart?)`)
+      if (firstAt === 0 && (inFlight > 0 || consumed > 0)) {
+        firstAt = performance.now()
+        cpuAtFirst = cpuSeconds(service.child.pid!)
+        mainCpuAtFirst = mainThreadCpuSeconds(service.child.pid!)
+      }
+    }
+    const seconds = (performance.now() - firstAt) / 1000
+    const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
+    const rssMb = peakRssMb(service.child.pid!)
+    const cpu = cpuSeconds(service.child.pid!)
+    const mainCpu = mainThreadCpuSeconds(service.child.pid!)
+    reportProblems('worker', service.output)
+    return {
+      conversationsPerSecond: total / seconds,
+      rowsPerSecond: rows / seconds,
+      rows,
+      seconds,
+      rssMb,
+      // CPU of the whole worker process, start-up (migrations) included; and of the drain alone.
+      cpuMsPerConversation: (cpu * 1000) / total,
+      drainCpuMsPerConversation: ((cpu - cpuAtFirst) * 1000) / total,
+      /** The drain's main (JS) thread alone. */
+      drainMainThreadCpuMsPerConversation: ((mainCpu - mainCpuAtFirst) * 1000) / total,
+    }
+  } finally {
+    await service.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}

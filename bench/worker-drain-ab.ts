@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto'
+import { loadavg } from 'node:os'
+import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
+import { createKafka } from '../services/core/kafka.ts'
+import { createLogger } from '../services/core/logger.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
+import { conversationPool } from './bench-conversations.ts'
+import { abCheckouts } from './bench-process.ts'
+import { createBacklogTopic, deleteBacklogTopic, fillBacklog, measureBacklogDrain } from './worker-backlog.ts'
+
+// `node bench/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, default /work/main;
+// B: BENCH_B_DIR, default this one) draining the same backlog, alternating A B B A per round so that both see the same
+// machine: a throwaway topic (6 partitions) filled once with BENCH_CONVERSATIONS (12,000) generated
+// conversations; per run a fresh worker process (`services/worker/main.ts` of that checkout, a temp
+// data directory, a fresh group). Prints process CPU per conversation (the drain alone, its main JS
+// thread apart, and the whole process with start-up), conversations/s, peak RSS and the load average. BENCH_ROUNDS (1).
+const total = Number(process.env.BENCH_CONVERSATIONS ?? 12_000)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
+const dirs = abCheckouts()
+type Code = keyof typeof dirs
+
+const kafka = createKafka(
+  { brokers: kafkaBrokers(), clientId: 'bench-drain-ab' },
+  createLogger('bench', 'warn'),
+)
+const codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+const pool = conversationPool()
+const topic = `bench.drain-ab.${randomUUID()}`
+await createBacklogTopic(kafka, topic)
+try {
+  const filled = await fillBacklog({ kafka, codec, conversation: pool.event, topic, count: total })
+  console.log(
+    `${total} conversations (~${pool.itemsPerConversation.toFixed(1)} items, ${filled.avroKb.toFixed(1)} KB Avro); A = ${dirs.A}, B = ${dirs.B}`,
+  )
+  console.log(
+    '| run | ms CPU / conversation (drain) | of it the main JS thread | whole process | conversations/s | peak RSS MB | load at start / end |',
+  )
+  console.log('|---|---|---|---|---|---|---|')
+  for (let round = 0; round < rounds; round++)
+    for (const code of ['A', 'B', 'B', 'A'] as Code[]) {
+      const loadBefore = loadavg()[0]!
+      const run = await measureBacklogDrain({
+        topic,
+        total,
+        workerMain: `${dirs[code]}/services/worker/main.ts`,
+      })
+      console.log(
+        `| ${code} | ${run.drainCpuMsPerConversation.toFixed(2)} | ${run.drainMainThreadCpuMsPerConversation.toFixed(2)} | ${run.cpuMsPerConversation.toFixed(2)} | ` +
+          `${run.conversationsPerSecond.toFixed(0)} | ${run.rssMb.toFixed(0)} | ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)} |`,
+      )
+    }
+} finally {
+  await deleteBacklogTopic(kafka, topic)
+}

@@ -1,0 +1,123 @@
+import { loadavg } from 'node:os'
+import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
+import { schemaRegistryUrl } from '../test/stack/servers.ts'
+import { conversationPool, messageBytes } from './bench-conversations.ts'
+import { abCheckouts } from './bench-process.ts'
+
+// `node bench/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
+// one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one),
+// alternating A B B A so both see the same machine: Avro decode of the message bytes (the worker's
+// decoder: the registry's decode, or decode-message.ts's cached decoder where B has it), the
+// transform (conversationRows), merging a write's rows and encoding them as Native blocks
+// (clickhouse-insert.ts's tableBlock), and the domain metrics at commit (newConversations and
+// recordConversations). No Kafka consumer, no engine: process CPU (process.cpuUsage: the JS thread
+// and V8's GC helpers) per conversation, and, with --expose-gc, the heap the rows of one write hold
+// after a GC. Needs the registry of the local stack.
+// BENCH_CONVERSATIONS (2,000), BENCH_WRITE (175 conversations per write), BENCH_ROUNDS (2 per code).
+const total = Number(process.env.BENCH_CONVERSATIONS ?? 2000)
+const perWrite = Number(process.env.BENCH_WRITE ?? 175)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const dirs = abCheckouts()
+type Code = keyof typeof dirs
+
+const schemaRegistry = createSchemaRegistry(schemaRegistryUrl())
+const codec = await createEventCodec(schemaRegistry)
+const pool = conversationPool(400)
+const messages = await Promise.all(
+  Array.from({ length: total }, (_, index) => messageBytes(codec, pool.event(index))),
+)
+
+type Rows = Record<string, unknown[]>
+interface Stages {
+  decode(value: Buffer): Promise<unknown>
+  rows(record: unknown, offset: number): Rows
+  encode(rows: Rows[]): number
+  metrics(rows: Rows): void
+}
+
+async function stagesOf(dir: string): Promise<Stages> {
+  const load = (path: string) => import(`${dir}/${path}`)
+  const { conversationRows } = await load('services/worker/conversation-rows.ts')
+  const { mergeRows } = await load('services/worker/batch-rows.ts')
+  const { tableBlock } = await load('services/worker/clickhouse-insert.ts')
+  const { tableNames } = await load('services/worker/table-rows.ts')
+  const domain = await load('services/worker/domain-metrics.ts')
+  const { createMetricsRegistry } = await load('services/core/metrics.ts')
+  const decodeModule = await load('services/worker/decode-message.ts')
+  const metrics = domain.createDomainMetrics(createMetricsRegistry('bench'), {
+    agentAllowlist: [],
+    agentLimit: 50,
+    valueLimit: 50,
+  })
+  // B's decoder with the schema cached per id, where the checkout has one; else the registry's.
+  const decode: (value: Buffer) => Promise<unknown> =
+    typeof decodeModule.cachedSchemaDecoder === 'function'
+      ? decodeModule.cachedSchemaDecoder(schemaRegistry)
+      : (value) => schemaRegistry.decode(value)
+  return {
+    decode,
+    rows: (record, offset) =>
+      conversationRows(record, { topic: 'bench', partition: 0, offset, timestampMs: 0 }),
+    encode(entries) {
+      const merged = mergeRows(entries.map((rows) => ({ rows })))
+      let bytes = 0
+      for (const table of tableNames) if (merged[table].length > 0) bytes += tableBlock(table, merged).length
+      return bytes
+    },
+    metrics(rows) {
+      const fresh = domain.newConversations(rows, new Set())
+      domain.recordConversations(metrics, fresh.conversations, fresh.items)
+    },
+  }
+}
+
+const stages: Record<Code, Stages> = { A: await stagesOf(dirs.A), B: await stagesOf(dirs.B) }
+const cpuMs = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+
+async function run(code: Code) {
+  const stage = stages[code]
+  const spent = { decode: 0, rows: 0, encode: 0, metrics: 0 }
+  let heapPerWriteMb = 0
+  for (let start = 0; start < total; start += perWrite) {
+    const slice = messages.slice(start, start + perWrite)
+    let at = cpuMs()
+    const records: unknown[] = []
+    for (const value of slice) records.push(await stage.decode(value))
+    spent.decode += cpuMs() - at
+    globalThis.gc?.()
+    const heapBefore = process.memoryUsage().heapUsed
+    at = cpuMs()
+    const rows = records.map((record, index) => stage.rows(record, start + index))
+    spent.rows += cpuMs() - at
+    // What the rows of a write hold while it is pending (garbage collected first, outside the figures).
+    globalThis.gc?.()
+    heapPerWriteMb = Math.max(heapPerWriteMb, (process.memoryUsage().heapUsed - heapBefore) / 1e6)
+    at = cpuMs()
+    stage.encode(rows)
+    spent.encode += cpuMs() - at
+    at = cpuMs()
+    for (const entry of rows) stage.metrics(entry)
+    spent.metrics += cpuMs() - at
+  }
+  const perConversation = (ms: number) => (ms / total).toFixed(3)
+  const sum = spent.decode + spent.rows + spent.encode + spent.metrics
+  console.log(
+    `| ${code} | ${perConversation(spent.decode)} | ${perConversation(spent.rows)} | ${perConversation(spent.encode)} | ` +
+      `${perConversation(spent.metrics)} | ${perConversation(sum)} | ${heapPerWriteMb.toFixed(1)} | ${loadavg()[0]!.toFixed(2)} |`,
+  )
+}
+
+console.log(`${total} conversations (~${pool.itemsPerConversation.toFixed(0)} items), ${perWrite} per write`)
+console.log(
+  '| code | decode ms/conv | rows ms/conv | merge+encode ms/conv | metrics ms/conv | sum | rows heap per write MB | load |',
+)
+console.log('|---|---|---|---|---|---|---|---|')
+// Warm-up (JIT) for both, then A B B A per round. BENCH_ONLY=B runs one code (e.g. under --cpu-prof).
+const only = process.env.BENCH_ONLY as Code | undefined
+const order: Code[] = only
+  ? [only, only, only]
+  : ['A', 'B', ...Array.from({ length: rounds }, () => ['A', 'B', 'B', 'A'] as Code[]).flat()]
+for (const code of order) await run(code)
