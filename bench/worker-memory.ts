@@ -7,7 +7,7 @@ import {
   embeddedConfigXml,
   embeddedMergeTreeSettings,
 } from '../services/core/clickhouse.ts'
-import { runMigrations } from '../services/core/clickhouse-migrations.ts'
+import { loadMigrations, runMigrations } from '../services/core/clickhouse-migrations.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 import { insertTableRows } from '../services/worker/clickhouse-insert.ts'
 import { storedKeys } from '../services/worker/stored-conversations.ts'
@@ -53,7 +53,13 @@ const cfg = { CLICKHOUSE_DATA_DIR: dataDir, CLICKHOUSE_USER: 'default', CLICKHOU
 const client = createClickHouse(cfg)
 const items = createClickHouse(cfg)
 const db = 'probe'
-await runMigrations(client, db)
+// PROBE_MIGRATIONS_BELOW=N: only the migrations before version N (the schema before a migration).
+const below = Number(process.env.PROBE_MIGRATIONS_BELOW ?? Number.POSITIVE_INFINITY)
+await runMigrations(
+  client,
+  db,
+  loadMigrations(db).filter((migration) => migration.version < below),
+)
 const pool = [...conversationStream({ count: conversations, seed: 2024, historyItems: 40 })]
 const freshRows = (): TableRows => freshTableRows(pool)
 const status = () => {
@@ -170,6 +176,7 @@ console.log(
     mergeTree,
     server,
     lookup,
+    migrationsBelow: Number.isFinite(below) ? below : undefined,
     lookupMsPerWrite: lookup ? Math.round(lookupMs / writes) : undefined,
     threadMsPerConv: threadMs,
     events: eventDelta,
