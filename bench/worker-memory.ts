@@ -1,11 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
-import { createClickHouse } from '../services/core/clickhouse.ts'
-import { runMigrations } from '../services/core/clickhouse-migrations.ts'
+import {
+  createClickHouse,
+  embeddedConfigXml,
+  embeddedMergeTreeSettings,
+} from '../services/core/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../services/core/clickhouse-migrations.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 import { insertTableRows } from '../services/worker/clickhouse-insert.ts'
+import { storedKeys } from '../services/worker/stored-conversations.ts'
 import type { TableRows } from '../services/worker/table-rows.ts'
 import { freshTableRows } from './bench-conversations.ts'
 
@@ -18,22 +23,49 @@ import { freshTableRows } from './bench-conversations.ts'
 // (later connections join the running engine): e.g. "--background_pool_size=2" for the engine's
 // defaults, "--config-file=/tmp/x.xml" for other MergeTree settings. Run each variant in a process
 // of its own and alternate them (A B B A): one engine per process.
+// Knobs for the engine's settings (#12, engine branch), each a space-separated list of name=value:
+// PROBE_MERGE_TREE adds to (or overrides) createClickHouse's MergeTree defaults, PROBE_SERVER adds
+// server settings (a value may be XML, e.g. profiles=<default><x>0</x></default>); both go into a
+// configuration file the engine starts with. PROBE_LOOKUP=1 makes each write's newest-delivery
+// lookup first (stored-conversations.ts), as the worker does. The output adds the engine's merge
+// counters (system.events) and the process CPU per thread kind (/proc/self/task/*/stat).
 const conversations = Number(process.env.BENCH_CONVERSATIONS ?? 500)
 const writes = Number(process.env.BENCH_WRITES ?? 40)
-const args = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean)
+const list = (text: string | undefined) =>
+  Object.fromEntries(
+    (text ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
+const mergeTree = list(process.env.PROBE_MERGE_TREE)
+const server = list(process.env.PROBE_SERVER)
+const lookup = process.env.PROBE_LOOKUP === '1'
 const dataDir = mkdtempSync(join(tmpdir(), 'va-memprobe-'))
+const args = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean)
+if (Object.keys(mergeTree).length + Object.keys(server).length > 0) {
+  const file = join(dataDir, 'probe-config.xml')
+  writeFileSync(file, embeddedConfigXml({ ...embeddedMergeTreeSettings, ...mergeTree }, server))
+  args.push(`--config-file=${file}`)
+}
 const first = args.length > 0 ? new Session(dataDir, { connectionArgs: args }) : undefined
 const cfg = { CLICKHOUSE_DATA_DIR: dataDir, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' }
 const client = createClickHouse(cfg)
 const items = createClickHouse(cfg)
 const db = 'probe'
-await runMigrations(client, db)
+// PROBE_MIGRATIONS_BELOW=N: only the migrations before version N (the schema before a migration).
+const below = Number(process.env.PROBE_MIGRATIONS_BELOW ?? Number.POSITIVE_INFINITY)
+await runMigrations(
+  client,
+  db,
+  loadMigrations(db).filter((migration) => migration.version < below),
+)
 const pool = [...conversationStream({ count: conversations, seed: 2024, historyItems: 40 })]
 const freshRows = (): TableRows => freshTableRows(pool)
 const status = () => {
   const s = readFileSync('/proc/self/status', 'utf8')
   const kb = (k: string) => Number(s.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0) / 1024
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') }
 }
 const q = async (sql: string) =>
   (await (await client.query({ query: sql, format: 'JSONEachRow' })).json()) as Record<string, unknown>[]
@@ -54,6 +86,27 @@ const engine = async () => {
   o.mergesMemMB = Math.round(Number(g[0]?.mem) / 2 ** 20)
   return o
 }
+// Process CPU ms per thread kind: thread names without their numbers (MergeMutate, ThreadPool, ...).
+const threadCpu = () => {
+  const ticks: Record<string, number> = {}
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[\d:/-]+$/, '')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks[name] = (ticks[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10
+    } catch {} // a thread that ended meanwhile
+  }
+  return ticks
+}
+const events = async () =>
+  Object.fromEntries(
+    (
+      await q(
+        `SELECT event, value FROM system.events WHERE event IN ('Merge','MergedRows','MergeTotalMilliseconds','MergedUncompressedBytes','InsertedRows','SelectedRows','SelectQueryTimeMicroseconds','InsertQueryTimeMicroseconds')`,
+      )
+    ).map((r) => [r.event as string, Number(r.value)]),
+  )
 const cpu = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
@@ -65,9 +118,17 @@ const timer = setInterval(() => {
   const s = status()
   if (s.rss > peakRss) peakRss = s.rss
 }, 50)
+const events0 = await events()
+const threads0 = threadCpu()
 const cpu0 = cpu()
+let lookupMs = 0
 for (let i = 0; i < writes; i++) {
   const rows = freshRows()
+  if (lookup) {
+    const started = performance.now()
+    await storedKeys(client, db, rows)
+    lookupMs += performance.now() - started
+  }
   await insertTableRows(client, db, rows, `probe-${i}`, items)
   const e = await engine()
   const s = status()
@@ -75,6 +136,8 @@ for (let i = 0; i < writes; i++) {
     peak = {
       ...e,
       rss: Math.round(s.rss),
+      rssAnon: Math.round(s.anon),
+      rssFile: Math.round(s.file),
       v8heap: Math.round(process.memoryUsage().heapTotal / 2 ** 20),
       ext: Math.round(process.memoryUsage().external / 2 ** 20),
     }
@@ -87,6 +150,21 @@ while (Date.now() < settleEnd) {
   await new Promise((r) => setTimeout(r, 500))
 }
 const cpuAll = cpu() - cpu0
+const threads1 = threadCpu()
+const perConversation = (ms: number) => +(ms / writes / conversations).toFixed(3)
+const threadMs = Object.fromEntries(
+  Object.entries(threads1)
+    .map(([name, ms]) => [name, perConversation(ms - (threads0[name] ?? 0))] as const)
+    .filter(([, ms]) => ms >= 0.01)
+    .sort((a, b) => b[1] - a[1]),
+)
+const events1 = await events()
+const eventDelta = Object.fromEntries(
+  Object.entries(events1).map(([name, value]) => [name, value - (events0[name] ?? 0)]),
+)
+const parts = await q(
+  `SELECT count() n, countIf(part_type = 'Wide') wide FROM system.parts WHERE database = '${db}' AND active`,
+)
 clearInterval(timer)
 const st = status()
 const settings = await q(
@@ -95,6 +173,14 @@ const settings = await q(
 console.log(
   JSON.stringify({
     args: args.join(' '),
+    mergeTree,
+    server,
+    lookup,
+    migrationsBelow: Number.isFinite(below) ? below : undefined,
+    lookupMsPerWrite: lookup ? Math.round(lookupMs / writes) : undefined,
+    threadMsPerConv: threadMs,
+    events: eventDelta,
+    activeParts: parts[0],
     peakRss: Math.round(Math.max(peakRss, st.hwm)),
     hwm: Math.round(st.hwm),
     endRss: Math.round(st.rss),
@@ -103,6 +189,13 @@ console.log(
     load: [load0, loadavg()[0] ?? 0].map((x) => x.toFixed(2)).join('→'),
     atPeak: peak,
     settings: Object.fromEntries(settings.map((r) => [r.name, r.value])),
+    querySettings: Object.fromEntries(
+      (
+        await q(
+          `SELECT name, value FROM system.settings WHERE name IN ('optimize_on_insert','max_insert_threads','max_threads')`,
+        )
+      ).map((r) => [r.name, r.value]),
+    ),
   }),
 )
 await items.close()

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createClickHouse } from '../../services/core/clickhouse.ts'
+import { createClickHouse, embeddedMergeTreeSettings } from '../../services/core/clickhouse.ts'
 
 // The embedded engine's MergeTree defaults (services/core/clickhouse.ts embeddedMergeTreeSettings)
 // bound the worker's memory; chDB silently ignores them unless the engine starts with them.
@@ -30,6 +30,23 @@ describe('embedded ClickHouse engine configuration', () => {
         { name: 'vertical_merge_algorithm_min_columns_to_activate', value: '1' },
         { name: 'vertical_merge_algorithm_min_rows_to_activate', value: '1' },
       ])
+    }
+  })
+
+  it('merges in bigger steps (merge selector base 10, not 5), with every other MergeTree default, for both clients', async () => {
+    const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1)
+    const expected = Object.entries(embeddedMergeTreeSettings)
+      .map(([name, value]) => ({ name, value: String(value) }))
+      .sort(byName)
+    for (const target of [client, itemsClient]) {
+      const result = await target.query({
+        query: `SELECT name, value FROM system.merge_tree_settings WHERE name IN {names:Array(String)}`,
+        query_params: { names: [...expected.map(({ name }) => name), 'merge_selector_base'] },
+        format: 'JSONEachRow',
+      })
+      const engine = (await result.json<{ name: string; value: string }>()).sort(byName)
+      expect(engine).toEqual(expected)
+      expect(engine.find(({ name }) => name === 'merge_selector_base')?.value).toBe('10')
     }
   })
 })

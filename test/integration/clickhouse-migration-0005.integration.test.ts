@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { database, queryRows } from '../worker/worker-test-support.ts'
-import { databaseBeforeMigration, runMigrationAgain } from './migration-test-support.ts'
+import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0005 adds metric_flags to conversation_items and flagged_item_count to conversations
 // (#14): a database made by 0001-0004 and holding rows keeps them, and those rows, never checked,
@@ -45,11 +44,7 @@ describe('migration 0005 on an existing database', () => {
   }
 
   it('keeps every row, which reads as unflagged, and adds the columns with their types', async () => {
-    const report = await runMigrations(
-      client,
-      database,
-      loadMigrations(database).filter((migration) => migration.version <= 5),
-    )
+    const report = await migrateThrough(client, 5)
     expect(report.applied.map((migration) => migration.version)).toEqual([5])
     expect(await snapshot()).toEqual(unflagged)
     const columns = await queryRows<{ table: string; name: string; type: string }>(

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { database, queryRows } from '../worker/worker-test-support.ts'
-import { databaseBeforeMigration, runMigrationAgain } from './migration-test-support.ts'
+import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0006 gives the latency rollup the states of unflagged values beside those of all values
 // (#14): a database made by 0001-0005 keeps its rollup rows, which (never checked) read as unflagged;
@@ -53,7 +52,7 @@ describe('migration 0006 on an existing database', () => {
   }
 
   it('keeps the rollup rows, which read as unflagged, and fills both states from then on', async () => {
-    const report = await runMigrations(client, database)
+    const report = await migrateThrough(client, 6)
     expect(report.applied.map((migration) => migration.version)).toEqual([6])
     expect(await rollup()).toEqual([before])
 

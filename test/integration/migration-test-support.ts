@@ -31,3 +31,12 @@ export async function runMigrationAgain(client: ClickHouseClient, version: numbe
   if (!migration) throw new Error(`no migration ${version}`)
   for (const statement of migration.statements) await client.command({ query: statement })
 }
+
+/** Runs the migrations up to and including `version` (not the ones after it: they have tests of their own). */
+export function migrateThrough(client: ClickHouseClient, version: number) {
+  return runMigrations(
+    client,
+    database,
+    loadMigrations(database).filter((migration) => migration.version <= version),
+  )
+}
