@@ -25,7 +25,8 @@ import { embeddedClickHouse, queryRows, tempDataDir } from './worker-test-suppor
 // kind, tool calls paired and without output, handoffs, tests, campaigns, unknown fields), metric
 // flags, generated conversations, timestamps at both ends of the range (1900, 2299), unicode and
 // nulls everywhere, a write retried under its token, and re-deliveries with fewer items and
-// another agent. One deliberate difference, checked apart: -0 stays -0 (JSON text turned it into 0).
+// another agent, and one conversation delivered twice within a write. One deliberate difference,
+// checked apart: -0 stays -0 (JSON text turned it into 0).
 const avroType = avro.Type.forSchema(eventAvroSchema as avro.Schema)
 const topic = 'voice.conversation-complete.v1'
 
@@ -166,6 +167,10 @@ describe('the Native route against the JSONCompactEachRow route', () => {
     { event: redelivered(loadFixture('handoff'), 3, 'another-agent'), receivedAt: later + 1 },
     { event: redelivered(edge, 2), receivedAt: later + 2 },
     { event: redelivered(generated[0]!, 5), receivedAt: later + 3 },
+    // One conversation twice in one write: the plan keeps one delivery, so no block holds two rows
+    // of one key (the Native route inserts with optimize_on_insert = 0, the reference with 1).
+    { event: redelivered(generated[1]!, 4), receivedAt: later + 4 },
+    { event: redelivered(generated[1]!, 7), receivedAt: later + 5 },
   ]
 
   beforeAll(async () => {
