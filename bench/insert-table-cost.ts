@@ -84,11 +84,12 @@ allVariants.push(
   { name: 'one_thread', settings: { max_threads: 1, max_insert_threads: 1 } },
 )
 // Insert parts compact (a dozen files instead of two per column stream, ~150 for the items), merged
-// parts above 64 MB wide as before.
+// parts above BENCH_WIDE_MB (32) wide as before (migration 0008).
+const wideBytes = Number(process.env.BENCH_WIDE_MB ?? 32) * 2 ** 20
 allVariants.push({
-  name: 'compact_below_64mb',
+  name: `compact_below_${wideBytes >> 20}mb`,
   schema: [...tableNames.filter((t) => t !== 'agent_latency_feed'), 'agent_latency_minute'].map(
-    (t) => `ALTER TABLE {db}.${t} MODIFY SETTING min_bytes_for_wide_part = 67108864`,
+    (t) => `ALTER TABLE {db}.${t} MODIFY SETTING min_bytes_for_wide_part = ${wideBytes}`,
   ),
 })
 // Attribution only (not a valid rollup): the view without its ten t-digest states.
