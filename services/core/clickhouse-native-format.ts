@@ -166,6 +166,9 @@ const refuseRow = (
   code: number,
 ) => refuse(where(row), value, nullable ? `Nullable(${name})` : name, code)
 
+/** Epoch seconds as a ClickHouse DateTime (UInt32) holds them: saturated to 1970..2106, as its parser stores text. */
+export const storedDateTimeSeconds = (seconds: number): number => Math.min(Math.max(seconds, 0), 0xffff_ffff)
+
 /** How an integer type lies on the wire. */
 type IntegerLayout = 'UInt8' | 'UInt32' | 'Int64' | 'UInt32 saturated'
 const layoutBytes: Record<IntegerLayout, number> = { UInt8: 1, UInt32: 4, Int64: 8, 'UInt32 saturated': 4 }
@@ -199,7 +202,7 @@ const integer = (name: string, min: number, max: number, layout: IntegerLayout):
           position += 8
           break
         case 'UInt32 saturated':
-          view.setUint32(position, Math.min(Math.max(number, 0), 0xffff_ffff), true)
+          view.setUint32(position, storedDateTimeSeconds(number), true)
           position += 4
           break
       }

@@ -1,3 +1,4 @@
+import { storedDateTimeSeconds } from '../core/clickhouse-native-format.ts'
 import type {
   ConversationCompleteEvent,
   ConversationData,
@@ -377,7 +378,8 @@ function latencyFeedRows(
   for (const item of items) {
     if (latencyMetrics.every((name) => item[name] === null)) continue
     const at = item.created_at ?? item.started_speaking_at ?? context.event_time
-    const minute = Math.floor(at / 60_000) * 60
+    // Keyed as stored: the re-delivery plan compares this key with the one read back.
+    const minute = storedDateTimeSeconds(Math.floor(at / 60_000) * 60)
     let row = byMinute.get(minute)
     if (!row) {
       row = {

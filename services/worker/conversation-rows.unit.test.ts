@@ -282,6 +282,23 @@ describe('conversationRows', () => {
     }
   })
 
+  it('keys the rollup by the minute ClickHouse stores: before 1970 and after 2106 saturate, one row each', () => {
+    // DateTime is UInt32 seconds: ClickHouse stores an earlier minute as 0 and a later one as 2^32-1.
+    // Keyed by the unsaturated minute, two such minutes were two feed rows under one stored key (one
+    // lost on merge) and a re-delivery's plan saw the stored key as gone and tombstoned it.
+    const event = loadFixture('full')
+    const times = ['1960-03-01T10:00:00.000Z', '1960-03-01T10:07:00.000Z', '2200-01-01T00:00:00.000Z']
+    event.data.history = event.data.history?.map((item, index) => ({ ...item, created_at: times[index % 3] }))
+    const rows = rowsOf(event)
+    const minutes = rows.agent_latency_feed.map((row) => row.minute)
+    expect(minutes).toEqual([...new Set(minutes)])
+    for (const minute of minutes) expect([0, 0xffff_ffff]).toContain(minute)
+    for (const name of latencyMetrics) {
+      const stored = rows.conversation_items.flatMap((item) => (item[name] === null ? [] : [item[name]]))
+      expect(rows.agent_latency_feed.flatMap((row) => row[name]).sort(), name).toEqual(stored.sort())
+    }
+  })
+
   it('feeds the rollup the values of unflagged items apart, and every value among all', () => {
     const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'rollup')
     const rows = rowsOf(event)

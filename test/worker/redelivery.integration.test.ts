@@ -78,6 +78,11 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
     delete data.start_time
     delete data.created_at
   }
+  // Items dated before 1970: the rollup's DateTime minute saturates to 1970-01-01 (two minutes, one key).
+  const dated1960 = (data: ConversationCompleteEvent['data']) => {
+    const times = ['1960-03-01T10:00:00.000Z', '1960-03-01T10:07:00.000Z']
+    data.history = data.history!.map((item, index) => ({ ...item, created_at: times[index % 2] }))
+  }
   const first = [
     conversation('redelivery-no-time', noTime),
     conversation('redelivery-fewer-items'),
@@ -87,6 +92,7 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
     conversation('redelivery-late-older', (data) => {
       data.history = data.history!.slice(0, 20)
     }),
+    conversation('redelivery-before-1970', dated1960),
   ]
   const second = [
     conversation('redelivery-no-time', noTime),
@@ -103,6 +109,7 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
     conversation('redelivery-late-older', (data) => {
       data.agent_id = 'an-older-agent'
     }),
+    conversation('redelivery-before-1970', dated1960),
   ]
 
   beforeAll(async () => {
@@ -148,7 +155,7 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
       'commits',
     )
     await worker.stop()
-    newest = [...secondSent.slice(0, 4), firstSent[4]!]
+    newest = [...secondSent.slice(0, 4), firstSent[4]!, secondSent[5]!]
     await expectStoredRowsEqual(clickhouse, newest, expect)
     const [noTimeRow] = await queryRows<{ event_time_source: string }>(
       clickhouse,
