@@ -4,18 +4,28 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
-import { ingressEnv, postConversations } from './ingress-load.ts'
+import { ingressEnv, postConversations, withEnvChanges } from './ingress-load.ts'
 import { cpuSeconds } from './process-cpu.ts'
 
 // `BASE_DIR=<another checkout> node bench/ingress-ab.ts`: this checkout's ingress against
 // another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
 // under the same load as bench/ingress-bench.ts, so a busy, shared machine's swings hit both.
 // Prints one line per run with the 1-minute load average; nothing is written.
+// BASE_ENV / THIS_ENV ('NAME=value -OTHER': set NAME, drop OTHER from the ingress's environment)
+// and BASE_FLAGS / THIS_FLAGS (node flags instead of ingressNodeFlags) compare settings of the
+// process: BASE_DIR may then be this same checkout.
+const port = 18_182
 const baseDir = process.env.BASE_DIR
 if (!baseDir) throw new Error('BASE_DIR must name the checkout to compare with')
+const words = (text: string | undefined) => (text ?? '').split(/\s+/).filter(Boolean)
+const variant = (prefix: 'BASE' | 'THIS') => ({
+  env: withEnvChanges(ingressEnv(port), process.env[`${prefix}_ENV`]),
+  flags:
+    process.env[`${prefix}_FLAGS`] === undefined ? ingressNodeFlags : words(process.env[`${prefix}_FLAGS`]),
+})
+const variants = { base: variant('BASE'), this: variant('THIS') }
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
-const port = 18_182
 const checkouts = {
   base: `${baseDir}/services/ingress/main.ts`,
   this: fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
@@ -28,7 +38,8 @@ function rssMb(pid: number): number {
 }
 
 async function run(name: keyof typeof checkouts) {
-  const service = startService(checkouts[name], ingressEnv(port), ingressNodeFlags)
+  const { env, flags } = variants[name]
+  const service = startService(checkouts[name], env, flags)
   try {
     await waitForHttp(`http://127.0.0.1:${port}/readyz`)
     const readyRss = rssMb(service.child.pid!)
@@ -48,6 +59,10 @@ async function run(name: keyof typeof checkouts) {
 }
 
 console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())
+for (const name of ['base', 'this'] as const)
+  console.log(
+    `${name}: MALLOC_ARENA_MAX=${variants[name].env.MALLOC_ARENA_MAX ?? '(unset)'}, flags ${variants[name].flags.join(' ')}`,
+  )
 for (let round = 0; round < rounds; round++)
   for (const name of round % 2 === 0 ? (['base', 'this'] as const) : (['this', 'base'] as const))
     await run(name)

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import { ingressEnvironment } from '../services/ingress/main.ts'
 import { generateConversations } from '../services/synthetic/conversation-generator.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 
@@ -16,6 +17,7 @@ export const benchBodies = generateConversations({ count: 500, seed: 99, history
 
 export function ingressEnv(port: number): Record<string, string> {
   return {
+    ...ingressEnvironment, // as every start path sets it
     KAFKA_BROKERS: kafkaBrokers(),
     SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
     WEBHOOK_SECRETS: `bench=${benchSecret}`,
@@ -23,6 +25,16 @@ export function ingressEnv(port: number): Record<string, string> {
     INGRESS_PORT: String(port),
     LOG_LEVEL: 'warn',
   }
+}
+
+/** `env` changed by a setting like 'NAME=value -OTHER' (set NAME, drop OTHER), for A/B runs of
+ *  the process's environment (bench/ingress-ab.ts, ingress-memory.ts). */
+export function withEnvChanges(env: Record<string, string>, changes = ''): Record<string, string> {
+  const changed = { ...env }
+  for (const change of changes.split(/\s+/).filter(Boolean))
+    if (change.startsWith('-')) delete changed[change.slice(1)]
+    else changed[change.slice(0, change.indexOf('='))] = change.slice(change.indexOf('=') + 1)
+  return changed
 }
 
 /** Posts the bodies to the webhook route at `port` for `seconds`. */

@@ -5,18 +5,25 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
-import { ingressEnv, postConversations } from './ingress-load.ts'
+import { ingressEnv, postConversations, withEnvChanges } from './ingress-load.ts'
 
 // `[BASE_DIR=<checkout>] node bench/ingress-memory.ts`: what the ingress's resident memory is
 // under the benchmark's load. process.memoryUsage() is sampled every 100 ms inside the ingress
 // (bench/ingress-memory-sampler.ts); printed: the samples at ready and at the highest RSS, split
 // into the V8 heap (total, used), ArrayBuffers (Buffers: bodies, Avro messages, Kafka requests)
 // and the rest (code, the young generation's reserve, malloc's free lists), and the kernel's peak.
+// INGRESS_ENV ('NAME=value -OTHER': set NAME, drop OTHER) and INGRESS_FLAGS (node flags instead of ingressNodeFlags) try
+// settings of the process.
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
 const port = 18_194
 const dir = process.env.BASE_DIR ?? fileURLToPath(new URL('..', import.meta.url))
 const samplesDir = mkdtempSync(join(tmpdir(), 'ingress-memory-'))
 const samplesFile = join(samplesDir, 'samples.jsonl')
+const env = withEnvChanges(ingressEnv(port), process.env.INGRESS_ENV)
+const flags =
+  process.env.INGRESS_FLAGS === undefined
+    ? ingressNodeFlags
+    : process.env.INGRESS_FLAGS.split(/\s+/).filter(Boolean)
 const sampler = fileURLToPath(new URL('./ingress-memory-sampler.ts', import.meta.url))
 
 interface Sample {
@@ -33,10 +40,13 @@ const describe = (sample: Sample) =>
   `+ other external ${mb(sample.external - sample.arrayBuffers)} + rest ${mb(sample.rss - sample.heapTotal - sample.external)}`
 
 console.log(execFileSync('uptime', { encoding: 'utf8' }).trim())
+console.log(
+  `MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX ?? '(unset)'} INGRESS_ENV='${process.env.INGRESS_ENV ?? ''}', flags ${flags.join(' ')}`,
+)
 const service = startService(
   `${dir}/services/ingress/main.ts`,
-  { ...ingressEnv(port), MEMORY_SAMPLES_FILE: samplesFile },
-  [...ingressNodeFlags, `--import=${sampler}`],
+  { ...env, MEMORY_SAMPLES_FILE: samplesFile },
+  [...flags, `--import=${sampler}`],
 )
 try {
   await waitForHttp(`http://127.0.0.1:${port}/readyz`)

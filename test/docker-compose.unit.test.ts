@@ -6,7 +6,7 @@ import { parse } from 'yaml'
 import { loadConfig } from '../services/core/env.ts'
 import { piiRedactions } from '../services/core/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
-import { ingressNodeFlags } from '../services/ingress/main.ts'
+import { ingressEnvironment, ingressEnvironmentPrefix, ingressNodeFlags } from '../services/ingress/main.ts'
 
 // No Docker engine on the build machines: docker-compose.yml, the Dockerfile and the provisioning
 // files are linted here instead of run.
@@ -241,7 +241,10 @@ describe('docker-compose.yml', () => {
   it('runs the ingress and the worker from the image with their entry files', () => {
     expect(compose.services.ingress!.command).toEqual([...ingressNodeFlags, 'services/ingress/main.ts'])
     const scripts = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts
-    expect(scripts['start:ingress']).toBe(`node ${ingressNodeFlags.join(' ')} services/ingress/main.ts`)
+    expect(scripts['start:ingress']).toBe(
+      `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/ingress/main.ts`,
+    )
+    expect(environmentOf(compose.services.ingress!)).toMatchObject(ingressEnvironment)
     expect(compose.services.worker!.command).toEqual(['services/worker/main.ts'])
   })
 

@@ -1,24 +1,29 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ingressNodeFlags } from './main.ts'
+import { ingressEnvironmentPrefix, ingressNodeFlags } from './main.ts'
 
 // The ingress's V8 flags (a smaller young generation, less resident memory under load) cannot be
 // set from code once the heap exists (v8.setFlagsFromString of --max-semi-space-size halves the
 // young generation instead of bounding it), so every way of starting the ingress passes them on
 // the command line: npm start:ingress and compose (test/docker-compose.unit.test.ts), and the dev
-// pipeline, which runs the ingress in its process.
+// pipeline, which runs the ingress in its process. Likewise glibc's malloc settings
+// (ingressEnvironment), read before any code runs.
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 
-describe('the ingress is started with its node flags on every path', () => {
+describe('the ingress is started with its node flags and malloc settings on every path', () => {
   it('npm run dev passes them', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
-    expect(scripts.dev).toBe(`node ${ingressNodeFlags.join(' ')} services/dev/main.ts`)
+    expect(scripts.dev).toBe(
+      `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts`,
+    )
   })
   it('./run dev passes them', () => {
     const lines = read('run')
       .split('\n')
-      .filter((line) => line.includes('services/dev/main.ts') && line.trim().startsWith('node'))
+      .filter((line) => line.includes('services/dev/main.ts') && line.includes(' node '))
     expect(lines).toHaveLength(1)
-    expect(lines[0]!.trim()).toBe(`node ${ingressNodeFlags.join(' ')} services/dev/main.ts &`)
+    expect(lines[0]!.trim()).toBe(
+      `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts &`,
+    )
   })
 })

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { topics } from '../../services/core/topics.ts'
-import { ingressNodeFlags } from '../../services/ingress/main.ts'
+import { ingressEnvironment, ingressNodeFlags } from '../../services/ingress/main.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
 import { postJson } from '../support/ingress-test-server.ts'
@@ -19,6 +19,7 @@ describe('ingress shutdown on SIGTERM', () => {
     const child = spawn(process.execPath, [...ingressNodeFlags, ingressMain], {
       env: {
         ...process.env,
+        ...ingressEnvironment,
         KAFKA_BROKERS: kafkaBrokers(),
         SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
         WEBHOOK_SECRETS: `test=${secret}`,
