@@ -7,6 +7,7 @@ import { loadConfig } from '../services/core/env.ts'
 import { piiRedactions } from '../services/core/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
+import { workerNodeFlags } from '../services/worker/main.ts'
 
 // No Docker engine on the build machines: docker-compose.yml, the Dockerfile and the provisioning
 // files are linted here instead of run.
@@ -242,7 +243,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services.ingress!.command).toEqual([...ingressNodeFlags, 'services/ingress/main.ts'])
     const scripts = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts
     expect(scripts['start:ingress']).toBe(`node ${ingressNodeFlags.join(' ')} services/ingress/main.ts`)
-    expect(compose.services.worker!.command).toEqual(['services/worker/main.ts'])
+    expect(compose.services.worker!.command).toEqual([...workerNodeFlags, 'services/worker/main.ts'])
   })
 
   it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {
