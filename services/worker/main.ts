@@ -9,7 +9,7 @@ import { startWorker } from './worker.ts'
 /**
  * The worker's V8 heap: most of it at its peak is garbage and young-generation room, not data held
  * (bench/results/worker.md, "Worker memory"). Node 24 grows the young generation to 2 x 64 MB on a
- * large machine; 2 x 16 MB costs no CPU per conversation there and ~100 MB less resident memory.
+ * large machine; 2 x 16 MB costs no CPU per conversation there and 60-70 MB less resident memory.
  * (A fixed old-generation growth, --heap-growing-percent, saves ~130 MB more but costs ~15% CPU: not
  * taken.) Only the command line sets the young generation: package.json (start:worker) and compose
  * pass these (worker-node-flags test), and the benches start the worker with them.
