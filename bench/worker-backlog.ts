@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
 import type { EventCodec } from '../services/core/event-codec.ts'
 import { ensureTopics, type Kafka } from '../services/core/kafka.ts'
@@ -106,11 +106,32 @@ export function reportProblems(what: string, output: string[]): void {
     console.error(`${what}: ${problems.length} warnings/errors, first:\n${problems.slice(0, 3).join('\n')}`)
 }
 
+/**
+ * The node flags a checkout starts its worker with (its package.json's start:worker), so that a
+ * bench runs each checkout's worker as `npm run start:worker` would.
+ */
+export function startWorkerNodeFlags(workerMain: string): string[] {
+  const packageJson = resolve(dirname(workerMain), '../../package.json')
+  const line: string = JSON.parse(readFileSync(packageJson, 'utf8')).scripts?.['start:worker'] ?? ''
+  return line.split(/\s+/).filter((word) => word.startsWith('--'))
+}
+
 /** A fresh worker (`workerMain`, a temp data directory, a fresh group) drains `total` messages of `topic`. */
-export async function measureBacklogDrain(options: { topic: string; total: number; workerMain: string }) {
+export async function measureBacklogDrain(options: {
+  topic: string
+  total: number
+  workerMain: string
+  /** Node/V8 flags added to those its checkout starts the worker with (e.g. --trace-gc). */
+  nodeFlags?: string[]
+  /** Where to write the worker's output (e.g. --trace-gc lines), if anywhere. */
+  outputFile?: string
+}) {
   const { topic, total, workerMain } = options
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
+  const service = startService(workerMain, benchWorkerEnv(topic, dataDir), [
+    ...startWorkerNodeFlags(workerMain),
+    ...(options.nodeFlags ?? []),
+  ])
   try {
     const url = await metricsUrlOf(service.output)
     let firstAt = 0
@@ -151,6 +172,7 @@ export async function measureBacklogDrain(options: { topic: string; total: numbe
     }
   } finally {
     await service.stop()
+    if (options.outputFile) writeFileSync(options.outputFile, service.output.join(''))
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -18,6 +18,7 @@ import {
   measureBacklogDrain,
   metricSum,
   metricsUrlOf,
+  startWorkerNodeFlags,
 } from './worker-backlog.ts'
 
 // `npm run bench:worker`: fills a topic with generated conversations (~40 items each) through
@@ -130,7 +131,7 @@ const measureWorker = (topic: string) => measureBacklogDrain({ topic, total, wor
 
 async function measureFreshness(topic: string, rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-fresh-'))
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir))
+  const service = startService(workerMain, benchWorkerEnv(topic, dataDir), startWorkerNodeFlags(workerMain))
   const count = Math.round(rate * freshnessSeconds)
   try {
     const url = await metricsUrlOf(service.output)

@@ -6,7 +6,13 @@ import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool } from './bench-conversations.ts'
 import { abCheckouts } from './bench-process.ts'
-import { createBacklogTopic, deleteBacklogTopic, fillBacklog, measureBacklogDrain } from './worker-backlog.ts'
+import {
+  createBacklogTopic,
+  deleteBacklogTopic,
+  fillBacklog,
+  measureBacklogDrain,
+  startWorkerNodeFlags,
+} from './worker-backlog.ts'
 
 // `node bench/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, default /work/main;
 // B: BENCH_B_DIR, default this one) draining the same backlog, alternating A B B A per round so that both see the same
@@ -14,10 +20,20 @@ import { createBacklogTopic, deleteBacklogTopic, fillBacklog, measureBacklogDrai
 // conversations; per run a fresh worker process (`services/worker/main.ts` of that checkout, a temp
 // data directory, a fresh group). Prints process CPU per conversation (the drain alone, its main JS
 // thread apart, and the whole process with start-up), conversations/s, peak RSS and the load average. BENCH_ROUNDS (1).
+// Each worker runs with the node flags of its checkout's `start:worker`; BENCH_A_NODE_FLAGS /
+// BENCH_B_NODE_FLAGS add to them (space-separated, e.g. "--trace-gc"); BENCH_OUTPUT_DIR: each run's worker output goes there (run-N-A.log).
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 12_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
 const dirs = abCheckouts()
 type Code = keyof typeof dirs
+const nodeFlags = (code: Code) => (process.env[`BENCH_${code}_NODE_FLAGS`] ?? '').split(' ').filter(Boolean)
+/** Each side's worker runs with its checkout's start:worker flags, then these. */
+const workerFlags = (code: Code) => [
+  ...startWorkerNodeFlags(`${dirs[code]}/services/worker/main.ts`),
+  ...nodeFlags(code),
+]
+const outputDir = process.env.BENCH_OUTPUT_DIR
+let runNumber = 0
 
 const kafka = createKafka(
   { brokers: kafkaBrokers(), clientId: 'bench-drain-ab' },
@@ -30,7 +46,8 @@ await createBacklogTopic(kafka, topic)
 try {
   const filled = await fillBacklog({ kafka, codec, conversation: pool.event, topic, count: total })
   console.log(
-    `${total} conversations (~${pool.itemsPerConversation.toFixed(1)} items, ${filled.avroKb.toFixed(1)} KB Avro); A = ${dirs.A}, B = ${dirs.B}`,
+    `${total} conversations (~${pool.itemsPerConversation.toFixed(1)} items, ${filled.avroKb.toFixed(1)} KB Avro); ` +
+      `A = ${dirs.A} ${workerFlags('A').join(' ')}, B = ${dirs.B} ${workerFlags('B').join(' ')}`,
   )
   console.log(
     '| run | ms CPU / conversation (drain) | of it the main JS thread | whole process | conversations/s | peak RSS MB | load at start / end |',
@@ -43,6 +60,8 @@ try {
         topic,
         total,
         workerMain: `${dirs[code]}/services/worker/main.ts`,
+        nodeFlags: nodeFlags(code),
+        outputFile: outputDir ? `${outputDir}/run-${++runNumber}-${code}.log` : undefined,
       })
       console.log(
         `| ${code} | ${run.drainCpuMsPerConversation.toFixed(2)} | ${run.drainMainThreadCpuMsPerConversation.toFixed(2)} | ${run.cpuMsPerConversation.toFixed(2)} | ` +

@@ -2,6 +2,7 @@ import type { BatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
 import type { PartitionBatch } from '../core/partition-batches.ts'
 import type { BackoffSettings } from './backoff.ts'
+import { BatchSlots } from './batch-slots.ts'
 import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
 import type { BatchWriter, Rejected } from './batch-writer.ts'
 import { type BatchTicket, CommitTracker } from './commit-tracker.ts'
@@ -48,7 +49,7 @@ export interface BatchProcessorDeps {
   owns: (batch: PartitionBatch) => boolean
   /** Reads a partition again from an offset (after a batch failed). */
   seek: (topic: string, partition: number, offset: string) => void
-  /** Batches handed over and not yet committed before eachBatch waits (bounds memory). */
+  /** Batches decoded and not yet committed before eachBatch waits, undecoded (bounds memory; batch-slots.ts). */
   maxPendingBatches: number
 }
 
@@ -186,6 +187,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   const pending = new Set<Promise<void>>()
   const chains = new Map<string, Promise<void>>()
   const tracker = new CommitTracker()
+  const slots = new BatchSlots(deps.maxPendingBatches)
 
   function seekBack(topic: string, partition: number, offset: string, error: unknown): void {
     // Stopping: nothing more is committed; the next owner of the partition reads it again.
@@ -251,12 +253,12 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     metrics.batchesInFlight.inc()
     progress.batchStarted()
     let handedOver = false
+    // Room first, then decode: a batch waiting for room holds its bytes only, not its events and rows.
+    await slots.acquire()
     try {
       const decoded = await decode(batch) // step 1
-      const withRows = transformed(decoded) // step 2
-      while (pending.size >= deps.maxPendingBatches) await Promise.race(pending)
       if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
-      const stored = write(withRows, range, batch) // step 3, in the background
+      const stored = write(transformed(decoded), range, batch) // steps 2 and 3, the write in the background
 
       const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)
       const previous = chains.get(key) ?? Promise.resolve()
@@ -273,6 +275,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         })
         .finally(() => {
           pending.delete(done)
+          slots.release()
           metrics.batchesInFlight.dec()
           progress.batchFinished()
         })
@@ -285,6 +288,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       throw error
     } finally {
       if (!handedOver) {
+        slots.release()
         metrics.batchesInFlight.dec()
         progress.batchFinished()
       }
