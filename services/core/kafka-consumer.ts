@@ -139,12 +139,14 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     void join().catch(() => {})
   })
 
-  async function join(): Promise<void> {
+  /** Joins the group, retrying until it succeeds or the consumer stops; past `deadline` the last error is thrown. */
+  async function join(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     for (let attempt = 1; !stopping; attempt++) {
       try {
         await consumer.joinGroup({})
         return
       } catch (error) {
+        if (Date.now() > deadline) throw error
         const delayMs = options.retryDelayMs(attempt)
         logger.warn(
           { attempt, retryInMs: delayMs, error: (error as Error).message },
@@ -345,21 +347,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
       consumer.topics.track(topic)
       // A broker just started (or a topic just created) can refuse a join for a while: wait up to
       // 30 s, then fail the start with the broker's error.
-      const deadline = Date.now() + 30_000
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await consumer.joinGroup({})
-          break
-        } catch (error) {
-          if (Date.now() > deadline) throw error
-          const delayMs = options.retryDelayMs(attempt)
-          logger.warn(
-            { attempt, retryInMs: delayMs, error: (error as Error).message },
-            'Kafka group join failed',
-          )
-          await new Promise((resolve) => setTimeout(resolve, delayMs))
-        }
-      }
+      await join(Date.now() + 30_000)
       loopDone = loop(eachBatch)
     },
     onAssigned(listener) {

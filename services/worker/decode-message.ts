@@ -1,4 +1,5 @@
 import type { AvroRecord } from '../core/event/event-record.ts'
+import { wireHeaderBytes } from '../core/event-codec.ts'
 import type { PoisonReason } from './dead-letter.ts'
 import type { Decoded, Poisoned, Received } from './message-outcome.ts'
 
@@ -53,8 +54,6 @@ export interface DecodeDeps {
 export interface SchemaSource {
   getSchema(id: number): Promise<{ fromBuffer(payload: Buffer): unknown }>
 }
-
-const wireHeaderBytes = 5 // magic byte 0, then the schema id as a big-endian int32
 
 /**
  * Decodes the Confluent wire format as the registry client's decode does, with the reader of each
