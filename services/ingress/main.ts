@@ -14,12 +14,12 @@ import { createIngressMetrics } from './ingress-metrics.ts'
 /** Node flags of every ingress start. Only the command line sets them: package.json (start:ingress,
  *  dev), ./run dev and compose pass the same (ingress-node-flags test). bench/results/ingress.md:
  *  - a smaller young generation bounds the garbage that waits for a scavenge;
- *  - a 1 GiB old generation (default: a quarter of the machine's memory, 4 GiB here) makes V8 grow
- *    the old generation less between mark-compacts. Every event's Buffers outside the heap (body,
- *    Avro message, Kafka's copies of a batch) that lived through two scavenges are freed only by a
- *    mark-compact: with the default, up to ~65 MB of them waited for one (V8's external-memory
- *    trigger); with this, ~20 MB. Peak RSS under the benchmark's load −40 to −50 MB. */
-export const ingressNodeFlags = ['--max-semi-space-size=8', '--max-old-space-size=1024']
+ *  - a 1.5 GiB old generation (default: a quarter of the machine's memory, 4 GiB here): V8 lets
+ *    the old generation grow less between mark-compacts when its limit is under 2 GiB. About one
+ *    22 KB Buffer per event (likely mostly the Kafka client's batch copies) lives through two
+ *    scavenges and is freed only by a mark-compact: with the default, up to ~65 MB of them waited
+ *    for one; with this, ~20 MB. Peak RSS under the benchmark's load −30 to −50 MB. */
+export const ingressNodeFlags = ['--max-semi-space-size=8', '--max-old-space-size=1536']
 /** glibc's malloc with 2 arenas instead of 8 per core: freed Buffers (request bodies, Avro messages,
  *  Kafka requests) are reused instead of kept in arenas of their own, ~45 MB less peak RSS under
  *  load at the same rate (bench/results/ingress.md). malloc reads it before any code runs, so every
