@@ -131,6 +131,10 @@ transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 message.max.bytes=20971520
 replica.fetch.max.bytes=20971520
+# A development broker must not fill the disk (runs of the benchmarks and tests add topics and
+# gigabytes): a partition keeps its newest ~1 GiB; older segments of 128 MiB are deleted.
+log.retention.bytes=1073741824
+log.segment.bytes=134217728
 EOF
   local java_opts=(-Xms256m -Xmx768m)
   if [ "${KAFKA_VERSION%%.*}" -ge 4 ]; then

@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createKafka } from '../../services/core/kafka.ts'
+import { createLogger } from '../../services/core/logger.ts'
 import { freePort } from '../support/private-kafka.ts'
 
 // The stack script on ports and a state directory of its own: `up` twice is one start,
@@ -76,6 +78,28 @@ describe('scripts/stack/stack.sh', async () => {
     expect(status.code).toBe(0)
     expect(status.output).toMatch(new RegExp(`kafka +running .*127\\.0\\.0\\.1:${ports.kafka}`))
     expect(status.output).toMatch(new RegExp(`registry +running .*127\\.0\\.0\\.1:${ports.registry}`))
+  })
+
+  it('bounds what a partition keeps on disk, so repeated runs cannot fill it', async () => {
+    const kafka = createKafka(
+      { brokers: `127.0.0.1:${ports.kafka}`, clientId: 'va-test' },
+      createLogger('test', 'warn'),
+    )
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      await admin.createTopics({ topics: [{ topic: 'retention-check' }], waitForLeaders: true })
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: 2, name: 'retention-check', configNames: ['retention.bytes', 'segment.bytes'] }],
+      })
+      const value = (name: string) =>
+        Number(resources[0]!.configEntries.find((entry) => entry.configName === name)?.configValue)
+      expect(value('retention.bytes')).toBe(1024 * 1024 * 1024) // unbounded (-1) by Kafka's default
+      expect(value('segment.bytes')).toBe(128 * 1024 * 1024) // 1 GiB by default: nothing would ever be deleted
+    } finally {
+      await admin.disconnect()
+    }
   })
 
   it('stops everything it started and nothing is left running', async () => {
