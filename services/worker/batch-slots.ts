@@ -2,7 +2,7 @@
 // bounds the rows it holds, and so its memory). A batch takes its share before it is decoded, not
 // after: a batch waiting for room holds only the bytes Kafka returned, never its decoded events and
 // rows (measured: bench/results/worker.md, "Worker memory"). The bound is on bytes, not on a count
-// of batches: a count of 8 held 8 full fetches' worth while a backlog drained, but at a steady rate,
+// of batches: a count of 8 held 8 full 1 MB partition batches while a backlog drained, but at a steady rate,
 // when each fetch brings a few messages per partition, it held ~1.3 fetches, so a write could take
 // only the batches that found room while the one before it ran, and the rest waited for its commit
 // ("Freshness at 500 events/s"). Room is handed on in the order it was asked for, so no partition
