@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClickHouse } from '../services/core/clickhouse.ts'
 import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
 import { createKafka } from '../services/core/kafka.ts'
 import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
-import { conversationPool, messageBytes } from './bench-conversations.ts'
+import { conversationPool } from './bench-conversations.ts'
 import { abCheckouts, peakRssMb, startService } from './bench-process.ts'
 import { cpuSeconds } from './process-cpu.ts'
 import {
@@ -16,7 +15,9 @@ import {
   deleteBacklogTopic,
   metricSum,
   metricsUrlOf,
+  publishAtRate,
   startWorkerNodeFlags,
+  storedFreshness,
 } from './worker-backlog.ts'
 
 // `node bench/worker-freshness-ab.ts`: freshness (publish → queryable) of the workers of two
@@ -39,26 +40,6 @@ const pool = conversationPool()
 const topic = `bench.freshness-ab.${randomUUID()}`
 const count = Math.round(rate * seconds)
 
-async function freshness(dataDir: string) {
-  const clickhouse = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  try {
-    const result = await clickhouse.query({
-      query: `SELECT quantilesExact(0.5, 0.99)(toUnixTimestamp64Milli(inserted_at) - toUnixTimestamp64Milli(received_at)) AS q,
-        count() AS n FROM voice_analytics.conversations`,
-      format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    })
-    const [row] = await result.json<{ q: number[]; n: number }>()
-    return { p50: row!.q[0]!, p99: row!.q[1]!, n: row!.n }
-  } finally {
-    await clickhouse.close()
-  }
-}
-
 await createBacklogTopic(kafka, topic)
 const workers = (['A', 'B'] as Code[]).map((code) => {
   const dataDir = mkdtempSync(join(tmpdir(), `va-bench-fresh-ab-${code}-`))
@@ -70,31 +51,7 @@ try {
   const urls = await Promise.all(workers.map((worker) => metricsUrlOf(worker.service.output)))
   const cpuAtStart = workers.map((worker) => cpuSeconds(worker.service.child.pid!))
   const loadBefore = loadavg()[0]!
-  const producer = kafka.producer({ idempotent: true })
-  await producer.connect()
-  const tick = 100
-  const started = performance.now()
-  let sent = 0
-  const sends: Promise<unknown>[] = []
-  for (let step = 0; sent < count; step++) {
-    const due = Math.min(count, Math.round((rate * (step + 1) * tick) / 1000))
-    const events = Array.from({ length: due - sent }, (_, index) => pool.event(sent + index))
-    const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
-    if (events.length > 0)
-      sends.push(
-        producer.send({
-          topic,
-          acks: -1,
-          messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-        }),
-      )
-    sent += events.length
-    const wait = started + (step + 1) * tick - performance.now()
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-  }
-  await Promise.all(sends)
-  await producer.disconnect()
-  const achievedRate = count / ((performance.now() - started) / 1000)
+  const achievedRate = await publishAtRate({ kafka, codec, conversation: pool.event, topic, rate, count })
   // Both stored everything before either stops (a stopped one would leave the other the machine).
   for (const url of urls)
     while ((await metricSum(url, 'worker_messages_consumed_total')) < count)
@@ -104,7 +61,7 @@ try {
     const rssMb = peakRssMb(worker.service.child.pid!)
     const cpuMs = (cpuSeconds(worker.service.child.pid!) - cpuAtStart[index]!) * 1000
     await worker.service.stop()
-    results.push({ code: worker.code, rssMb, cpuMs, ...(await freshness(worker.dataDir)) })
+    results.push({ code: worker.code, rssMb, cpuMs, ...(await storedFreshness(worker.dataDir)) })
   }
   console.log(
     `${count} conversations at ${achievedRate.toFixed(0)} events/s (BENCH_RATE ${rate}), both workers at once; ` +
