@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { createClickHouse } from '../services/core/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
 import type { EventCodec } from '../services/core/event-codec.ts'
 import { ensureTopics, type Kafka } from '../services/core/kafka.ts'
@@ -65,6 +66,70 @@ export async function fillBacklog(options: {
   await Promise.all(inFlight)
   await producer.disconnect()
   return { seconds: (performance.now() - started) / 1000, avroKb: bytes / count / 1024 }
+}
+
+/**
+ * Publishes `count` events to `topic` at `rate` events/s (each 100 ms tick sends what the rate has made
+ * due by its end, whole events, also at 50/s); returns the rate reached.
+ */
+export async function publishAtRate(options: {
+  kafka: Kafka
+  codec: EventCodec
+  conversation: (index: number) => ConversationCompleteEvent
+  topic: string
+  rate: number
+  count: number
+}): Promise<number> {
+  const { kafka, codec, conversation, topic, rate, count } = options
+  const producer = kafka.producer({ idempotent: true })
+  await producer.connect()
+  const tick = 100
+  const started = performance.now()
+  let sent = 0
+  const sends: Promise<unknown>[] = []
+  for (let step = 0; sent < count; step++) {
+    const due = Math.min(count, Math.round((rate * (step + 1) * tick) / 1000))
+    const events = Array.from({ length: due - sent }, (_, index) => conversation(sent + index))
+    const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
+    if (events.length > 0)
+      sends.push(
+        producer.send({
+          topic,
+          acks: -1,
+          messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+        }),
+      )
+    sent += events.length
+    const wait = started + (step + 1) * tick - performance.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+  }
+  await Promise.all(sends)
+  await producer.disconnect()
+  return count / ((performance.now() - started) / 1000)
+}
+
+/**
+ * Freshness publish → queryable of what a worker stored in `dataDir` (after it stopped): ClickHouse's
+ * `inserted_at` of each conversation row minus the event's `received_at`, p50 and p99 in ms.
+ */
+export async function storedFreshness(dataDir: string): Promise<{ p50: number; p99: number; n: number }> {
+  const clickhouse = createClickHouse({
+    CLICKHOUSE_DATA_DIR: dataDir,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+  })
+  try {
+    const result = await clickhouse.query({
+      query: `SELECT quantilesExact(0.5, 0.99)(toUnixTimestamp64Milli(inserted_at) - toUnixTimestamp64Milli(received_at)) AS q,
+        count() AS n FROM voice_analytics.conversations`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+    const [row] = await result.json<{ q: number[]; n: number }>()
+    return { p50: row!.q[0]!, p99: row!.q[1]!, n: row!.n }
+  } finally {
+    await clickhouse.close()
+  }
 }
 
 // The tests' worker settings, with the bench's own group name and info-level logs (the bench

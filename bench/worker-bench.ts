@@ -3,12 +3,11 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createClickHouse } from '../services/core/clickhouse.ts'
 import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
 import { createKafka } from '../services/core/kafka.ts'
 import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
-import { conversationPool, messageBytes } from './bench-conversations.ts'
+import { conversationPool } from './bench-conversations.ts'
 import { machineLine, peakRssMb, startService } from './bench-process.ts'
 import {
   benchWorkerEnv,
@@ -18,7 +17,9 @@ import {
   measureBacklogDrain,
   metricSum,
   metricsUrlOf,
+  publishAtRate,
   startWorkerNodeFlags,
+  storedFreshness,
 } from './worker-backlog.ts'
 
 // `npm run bench:worker`: fills a topic with generated conversations (~40 items each) through
@@ -135,53 +136,12 @@ async function measureFreshness(topic: string, rate: number) {
   const count = Math.round(rate * freshnessSeconds)
   try {
     const url = await metricsUrlOf(service.output)
-    const producer = kafka.producer({ idempotent: true })
-    await producer.connect()
-    const tick = 100
-    const started = performance.now()
-    let sent = 0
-    const sends: Promise<unknown>[] = []
-    for (let step = 0; sent < count; step++) {
-      // What the rate has made due by the end of this tick (whole events, also at 50/s).
-      const due = Math.min(count, Math.round((rate * (step + 1) * tick) / 1000))
-      const events = Array.from({ length: due - sent }, (_, index) => copy(sent + index))
-      const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
-      if (events.length > 0)
-        sends.push(
-          producer.send({
-            topic,
-            acks: -1,
-            messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-          }),
-        )
-      sent += events.length
-      const wait = started + (step + 1) * tick - performance.now()
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-    }
-    await Promise.all(sends)
-    await producer.disconnect()
-    const achievedRate = count / ((performance.now() - started) / 1000)
+    const achievedRate = await publishAtRate({ kafka, codec, conversation: copy, topic, rate, count })
     while ((await metricSum(url, 'worker_messages_consumed_total')) < count)
       await new Promise((resolve) => setTimeout(resolve, 100))
     const rssMb = peakRssMb(service.child.pid!)
     await service.stop()
-    const clickhouse = createClickHouse({
-      CLICKHOUSE_DATA_DIR: dataDir,
-      CLICKHOUSE_USER: 'default',
-      CLICKHOUSE_PASSWORD: '',
-    })
-    try {
-      const result = await clickhouse.query({
-        query: `SELECT quantilesExact(0.5, 0.99)(toUnixTimestamp64Milli(inserted_at) - toUnixTimestamp64Milli(received_at)) AS q,
-          count() AS n FROM voice_analytics.conversations`,
-        format: 'JSONEachRow',
-        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-      })
-      const [row] = await result.json<{ q: number[]; n: number }>()
-      return { p50: row!.q[0]!, p99: row!.q[1]!, n: row!.n, rssMb, achievedRate }
-    } finally {
-      await clickhouse.close()
-    }
+    return { ...(await storedFreshness(dataDir)), rssMb, achievedRate }
   } finally {
     await service.stop()
     rmSync(dataDir, { recursive: true, force: true })

@@ -2,7 +2,7 @@ import type { BatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
 import type { PartitionBatch } from '../core/partition-batches.ts'
 import type { BackoffSettings } from './backoff.ts'
-import { BatchSlots } from './batch-slots.ts'
+import { BatchSlots, batchBytes } from './batch-slots.ts'
 import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
 import type { BatchWriter, Rejected } from './batch-writer.ts'
 import { type BatchTicket, CommitTracker } from './commit-tracker.ts'
@@ -49,8 +49,8 @@ export interface BatchProcessorDeps {
   owns: (batch: PartitionBatch) => boolean
   /** Reads a partition again from an offset (after a batch failed). */
   seek: (topic: string, partition: number, offset: string) => void
-  /** Batches decoded and not yet committed before eachBatch waits, undecoded (bounds memory; batch-slots.ts). */
-  maxPendingBatches: number
+  /** Bytes of batches decoded and not yet committed before eachBatch waits, undecoded (bounds memory; batch-slots.ts). */
+  maxPendingBytes: number
 }
 
 /** How the batch waits for one dependency (not ClickHouse: the batch writer retries that itself). */
@@ -187,7 +187,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   const pending = new Set<Promise<void>>()
   const chains = new Map<string, Promise<void>>()
   const tracker = new CommitTracker()
-  const slots = new BatchSlots(deps.maxPendingBatches)
+  const slots = new BatchSlots(deps.maxPendingBytes)
 
   function seekBack(topic: string, partition: number, offset: string, error: unknown): void {
     // Stopping: nothing more is committed; the next owner of the partition reads it again.
@@ -254,7 +254,10 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     progress.batchStarted()
     let handedOver = false
     // Room first, then decode: a batch waiting for room holds its bytes only, not its events and rows.
-    await slots.acquire()
+    const bytes = batchBytes(batch.messages)
+    // No room: nothing more joins the write in waiting until one ends, so it need not wait for more.
+    if (slots.mustWait(bytes)) deps.writer.full()
+    const release = await slots.acquire(bytes)
     try {
       const decoded = await decode(batch) // step 1
       if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
@@ -275,7 +278,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         })
         .finally(() => {
           pending.delete(done)
-          slots.release()
+          release()
           metrics.batchesInFlight.dec()
           progress.batchFinished()
         })
@@ -288,7 +291,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       throw error
     } finally {
       if (!handedOver) {
-        slots.release()
+        release()
         metrics.batchesInFlight.dec()
         progress.batchFinished()
       }

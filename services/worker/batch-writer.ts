@@ -45,8 +45,6 @@ export interface BatchWriterDeps {
   maxBacklogBatchAgeMs: number
   /** A write starts at once when this many item rows are waiting. */
   maxRows: number
-  /** A write starts at once when this many batches are waiting (the most the consumer hands over). */
-  maxBatches: number
 }
 
 interface Submission {
@@ -84,10 +82,18 @@ export class BatchWriter {
       this.pending.push({ range, entries, keepAlive, resolve, reject })
     })
     this.pendingRows += entries.reduce((sum, entry) => sum + entry.rows.conversation_items.length + 1, 0)
-    if (this.pendingRows >= this.deps.maxRows || this.pending.length >= this.deps.maxBatches)
-      this.scheduleFlush(0)
+    if (this.pendingRows >= this.deps.maxRows) this.scheduleFlush(0)
     else this.scheduleFlush(behind ? this.deps.maxBacklogBatchAgeMs : this.deps.maxBatchAgeMs)
     return done
+  }
+
+  /**
+   * The consumer can hand over nothing more until a write ends (a batch waits for room,
+   * batch-slots.ts): what waits is written as soon as the write before it ends, whatever its bound.
+   * Waiting longer would gather nothing, only delay it.
+   */
+  full(): void {
+    if (this.pending.length > 0) this.scheduleFlush(0)
   }
 
   private scheduleFlush(delayMs: number): void {

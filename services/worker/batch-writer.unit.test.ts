@@ -73,12 +73,11 @@ function writer(insert: BatchWriterDeps['insert'], options: Partial<BatchWriterD
     maxBatchAgeMs: 100,
     maxBacklogBatchAgeMs: 100,
     maxRows: 1_000,
-    maxBatches: 1_000,
     ...options,
   })
   const write = (entries: MessageRows[], behind = false) =>
     outcome(batchWriter.write(offsetRanges(entries)[0]!, entries, keepAlive, behind))
-  return { write, controller, failing, keepAlive }
+  return { write, controller, failing, keepAlive, full: () => batchWriter.full() }
 }
 
 /** What a write's promise ended as, once settled. */
@@ -210,16 +209,40 @@ describe('BatchWriter: behind a backlog', () => {
     expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[150, ['m0', 'm1']]])
   })
 
-  it('writes at once when maxBatches batches wait (no more can come), whatever the bound', async () => {
+  it('writes at once when told no more can come (a batch waits for room), whatever the bound', async () => {
     const clickHouse = fakeClickHouse()
-    const { write } = writer(clickHouse.insert, { maxBacklogBatchAgeMs: 500, maxBatches: 3 })
+    const { write, full } = writer(clickHouse.insert, { maxBacklogBatchAgeMs: 500 })
     write([entry('m0')], true)
     write([entry('m1')], true)
     await vi.advanceTimersByTimeAsync(10)
     expect(clickHouse.calls).toHaveLength(0)
-    write([entry('m2')], true)
+    full()
     await vi.advanceTimersByTimeAsync(0)
-    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[10, ['m0', 'm1', 'm2']]])
+    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([[10, ['m0', 'm1']]])
+  })
+
+  it('told no more can come while a write runs: the batches waiting go as soon as it ends, not at their bound', async () => {
+    const clickHouse = fakeClickHouse()
+    clickHouse.setDuration(200)
+    const { write, full } = writer(clickHouse.insert, { maxBatchAgeMs: 50, maxBacklogBatchAgeMs: 500 })
+    write([entry('m0')])
+    await vi.advanceTimersByTimeAsync(60) // m0's write runs until 250
+    write([entry('m1')], true)
+    write([entry('m2')], true)
+    full() // the batches after them wait for the room m0's commit gives back
+    await vi.advanceTimersByTimeAsync(200)
+    expect(clickHouse.calls.map((call) => [call.at, call.ids])).toEqual([
+      [50, ['m0']],
+      [250, ['m1', 'm2']],
+    ])
+  })
+
+  it('told no more can come with nothing waiting: no write', async () => {
+    const clickHouse = fakeClickHouse()
+    const { full } = writer(clickHouse.insert)
+    full()
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(clickHouse.calls).toEqual([])
   })
 })
 

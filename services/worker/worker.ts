@@ -135,8 +135,9 @@ export async function startWorker(
     logger,
   })
 
-  // Batches handed over and not yet committed: what bounds the rows the worker holds.
-  const maxPendingBatches = 8
+  // Bytes of batches handed over and not yet committed: what bounds the rows the worker holds. Eight
+  // partitions' full fetches, as many as the count of 8 batches held while a backlog drains.
+  const maxPendingBytes = 8 * config.WORKER_MAX_BYTES_PER_PARTITION
   let state: 'starting' | 'running' | 'stopped' = 'starting'
   let clickhouseFailing = false
   const writer = new BatchWriter({
@@ -159,7 +160,6 @@ export async function startWorker(
     // fewer, larger writes, 17–30% less CPU per conversation, mostly merges (bench/results/worker.md).
     maxBacklogBatchAgeMs: Math.max(config.WORKER_MAX_BATCH_AGE_MS, 500),
     maxRows: 20_000,
-    maxBatches: maxPendingBatches,
     onFailing: (failing) => {
       clickhouseFailing = failing
       progress.dependencyFailing('clickhouse', failing)
@@ -191,7 +191,7 @@ export async function startWorker(
     owns: (batch) => consumer.owns(batch),
     committed: newestDelivery.committed,
     assigned: newestDelivery.assigned,
-    maxPendingBatches,
+    maxPendingBytes,
   })
   consumer.onAssigned((assignment) => processor.assigned(assignment))
   await consumer.run(processor.eachBatch)
