@@ -364,7 +364,8 @@ describe('Dockerfile', () => {
     const last = (keyword: string) =>
       finalStage.filter((instruction) => instruction.keyword === keyword).at(-1)?.args
     expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual(['node'])
-    expect(JSON.parse(last('CMD') ?? 'null')).toEqual(['services/ingress/main.ts'])
+    // The image's default command is the ingress as every other start path runs it.
+    expect(JSON.parse(last('CMD') ?? 'null')).toEqual([...ingressNodeFlags, 'services/ingress/main.ts'])
   })
 
   it('keeps local state and secrets out of the build context (.dockerignore)', () => {
