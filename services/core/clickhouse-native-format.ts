@@ -61,8 +61,8 @@ export class NativeValueError extends Error {
 
 const twoTo32 = 4_294_967_296
 
-/** A growing byte buffer with little-endian writers (also bench/native-direct-items.ts's streams). */
-export class BlockWriter {
+/** A growing byte buffer with little-endian writers. */
+class BlockWriter {
   bytes: Buffer
   view: DataView
   position = 0
