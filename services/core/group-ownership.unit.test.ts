@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { afterJoin, consecutive, noOwnership, ownedSince } from './group-ownership.ts'
+import { afterJoin, consecutive, noOwnership, ownedSince, repeated } from './group-ownership.ts'
 
 // Which partitions stay owned without a break across the joins of a consumer group.
 const join = (memberId: string | null, generationId: number, assigned: string[]) => ({
@@ -59,5 +59,23 @@ describe('group ownership', () => {
     const first = afterJoin(noOwnership, join('m1', 7, ['t/0']), 1)
     expect(consecutive(first, join('m1', 8, []))).toBe(true)
     expect(consecutive(noOwnership, join('m1', 1, []))).toBe(false)
+  })
+
+  it('the same generation told again (the library completes one deduplicated join per caller): nothing moves', () => {
+    const first = afterJoin(noOwnership, join('m1', 6, ['t/0', 't/1']), 1)
+    const second = afterJoin(first, join('m1', 7, ['t/0', 't/1', 't/2']), 2)
+    const toldAgain = afterJoin(second, join('m1', 7, ['t/0', 't/1', 't/2']), 3)
+    // Kept since the first join, as before: its batches and commits stay valid.
+    expect(ownedSince(toldAgain, 't/0', 1)).toBe(true)
+    expect(ownedSince(toldAgain, 't/2', 2)).toBe(true)
+    expect(toldAgain).toBe(second)
+  })
+
+  it('repeated: the same member and generation only', () => {
+    const first = afterJoin(noOwnership, join('m1', 7, ['t/0']), 1)
+    expect(repeated(first, join('m1', 7, ['t/0']))).toBe(true)
+    expect(repeated(first, join('m1', 8, ['t/0']))).toBe(false)
+    expect(repeated(first, join('m2', 7, ['t/0']))).toBe(false)
+    expect(repeated(noOwnership, join('m1', 7, ['t/0']))).toBe(false)
   })
 })

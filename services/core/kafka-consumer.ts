@@ -4,7 +4,7 @@ import {
   type ConsumerGroupJoinPayload,
   ListOffsetTimestamps,
 } from '@platformatic/kafka'
-import { afterJoin, noOwnership, type Ownership, ownedSince } from './group-ownership.ts'
+import { afterJoin, noOwnership, type Ownership, ownedSince, repeated } from './group-ownership.ts'
 import { hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import type { Logger } from './logger.ts'
@@ -19,8 +19,10 @@ import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
 // - each fetch's partitions become batches (partition-batches.ts), handed to `eachBatch` together;
 //   one more fetch goes out meanwhile, and its batches wait until every one of them returned (the
 //   worker's back-pressure: at most two fetches in hand);
-// - a (re)join reads every assigned partition again from its committed offset (the earliest
-//   offset when the group has none), as kafkajs did; fetches sent before it are dropped;
+// - a (re)join reads every partition it gained (or regained after a break) from its committed
+//   offset (the earliest offset when the group has none); a partition kept goes on where it was;
+//   fetches sent before the join are dropped; the library reports one join once per caller that
+//   asked for it, and a join reported again changes nothing;
 // - seek moves a partition's fetch position; a fetch sent before the seek is dropped for it;
 // - the library retries a commit refused for a rebalance after rejoining, in the new generation:
 //   a partition the new assignment does not give this consumer is withdrawn from that commit
@@ -44,8 +46,8 @@ export interface PartitionConsumerOptions {
 export interface PartitionConsumer {
   /** Joins the group and starts fetching; resolves once joined. */
   run(eachBatch: (batch: PartitionBatch) => Promise<void>): Promise<void>
-  /** Called on every (re)join with the partitions this consumer owns now (topic -> partitions). */
-  onAssigned(listener: (assignment: Record<string, number[]>) => void): void
+  /** Called on every (re)join (a join reported again excepted) with the partitions it leaves this consumer. */
+  onAssigned(listener: (change: AssignmentChange) => void): void
   /** Stops fetching (a fetch already sent still hands its batches over). */
   pause(): void
   resume(): void
@@ -62,6 +64,17 @@ export interface PartitionConsumer {
   disconnect(): Promise<void>
 }
 
+/** What a (re)join left this consumer, as topic/partition keys. */
+export interface AssignmentChange {
+  /** Every partition the join assigned to this consumer. */
+  assigned: ReadonlySet<string>
+  /**
+   * Those owned without a break since before the join. Every other one moved away or is read again
+   * from its committed offset, so its batches of before the join are void, even when it is assigned.
+   */
+  kept: ReadonlySet<string>
+}
+
 type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>
 
 const partitionKey = (topic: string, partition: number) => `${topic}/${partition}`
@@ -76,7 +89,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     heartbeatInterval: options.heartbeatIntervalMs,
     autocommit: false,
   })
-  const assignedListeners: Array<(assignment: Record<string, number[]>) => void> = []
+  const assignedListeners: Array<(change: AssignmentChange) => void> = []
   /** The partitions of `topic` this consumer owns, and the join that gave them. */
   let assigned: number[] = []
   let generation = 0
@@ -113,13 +126,11 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     const keys = [...owned].flatMap(([name, partitions]) =>
       partitions.map((partition) => partitionKey(name, partition)),
     )
+    const join = { memberId: payload.memberId, generationId: payload.generationId, assigned: new Set(keys) }
+    // The library reports one join once per caller that asked for it: the same join changes nothing.
+    if (repeated(ownership, join)) return
     generation++
-    const previous = ownership
-    ownership = afterJoin(
-      previous,
-      { memberId: payload.memberId, generationId: payload.generationId, assigned: new Set(keys) },
-      generation,
-    )
+    ownership = afterJoin(ownership, join, generation)
     const kept = (key: string) => ownedSince(ownership, key, generation - 1)
     // A commit the library is about to retry in the new generation: only for a partition kept.
     for (const request of inFlightCommits)
@@ -128,8 +139,8 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     positions = new Map([...positions].filter(([key]) => kept(key)))
     assigned = [...(owned.get(topic) ?? [])].sort((a, b) => a - b)
     logger.info({ topic, partitions: assigned, generationId: payload.generationId }, 'Kafka group joined')
-    const assignment = Object.fromEntries(owned)
-    for (const listener of assignedListeners) listener(assignment)
+    const change = { assigned: join.assigned, kept: new Set(keys.filter(kept)) }
+    for (const listener of assignedListeners) listener(change)
     wakeUp()
   })
   // A rejoin that failed (e.g. the broker away): membership is lost until a join succeeds.

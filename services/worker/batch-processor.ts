@@ -1,3 +1,4 @@
+import type { AssignmentChange } from '../core/kafka-consumer.ts'
 import type { BatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
 import type { PartitionBatch } from '../core/partition-batches.ts'
@@ -39,8 +40,8 @@ export interface BatchProcessorDeps {
   commit: (topic: string, partition: number, offset: string) => Promise<void>
   /** Kafka accepted the commit of `offset`: the messages before it are this worker's, once (domain counts). */
   committed: (topic: string, partition: number, offset: string) => void
-  /** A rebalance left this worker these partitions (topic/partition). */
-  assigned: (kept: ReadonlySet<string>) => void
+  /** A rebalance left this worker these partitions (topic/partition), kept or read afresh. */
+  assigned: (assigned: ReadonlySet<string>) => void
   /**
    * Whether the group still gives the batch's partition to this worker, without a break since it was
    * fetched. A batch that lost its partition while it was decoded is not handed over: the new owner
@@ -226,8 +227,13 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
         try {
           await deps.commit(topic, partition, decision.offset)
         } catch (error) {
-          const rewind = tracker.rewind(ticket.key, decision.from)
+          const rewind = tracker.commitFailed(ticket, decision.from)
           if (rewind.action === 'seek') seekBack(topic, partition, rewind.offset, error)
+          else
+            logger.info(
+              { topic, partition, offset: decision.offset, error: (error as Error).message },
+              'commit refused after a rebalance that did not keep its partition: its new reading goes on',
+            )
           return
         }
         deps.committed(topic, partition, decision.offset)
@@ -300,15 +306,13 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
 
   return {
     eachBatch,
-    /** A rebalance assigned these partitions: batches of any other one commit nothing any more. */
-    assigned(assignment: Record<string, number[]>): void {
-      const kept = new Set(
-        Object.entries(assignment).flatMap(([topic, partitions]) =>
-          partitions.map((partition) => `${topic}/${partition}`),
-        ),
-      )
+    /**
+     * A rebalance: batches of a partition not kept commit nothing any more, even of one assigned
+     * again (it is read again from its committed offset, in batches tracked afresh).
+     */
+    assigned({ assigned, kept }: AssignmentChange): void {
       tracker.revoked(tracker.partitionKeys().filter((key) => !kept.has(key)))
-      deps.assigned(kept)
+      deps.assigned(assigned)
     },
     /** Resolves once every batch handed over is committed (or given up). */
     async drain(): Promise<void> {

@@ -21,23 +21,19 @@ const batch = (partition: number, valueBytes = 8): PartitionBatch => ({
   offsetLag: '0',
 })
 
-/** A processor whose every message is poison and whose dead letters are never acknowledged: each batch stays held. */
-function holdingProcessor(maxPendingBytes: number) {
-  const decoded: number[] = []
-  let fullCalls = 0
-  const processor = createBatchProcessor({
+/** Deps of a processor whose every message is poison (no rows to write), the I/O replaced by `overrides`. */
+function poisonDeps(overrides: Partial<BatchProcessorDeps>, onDecode: (bytes: number) => void = () => {}) {
+  return {
     decoder: {
       decode: (value) => {
-        decoded.push(value.length)
+        onDecode(value.length)
         throw new Error('not avro') // poison: the batch then waits on its dead letter
       },
       registryHoldsSubject: async () => true,
     },
     progress: new ProgressWatch(),
-    // No rows to write (every message is poison); told when no more can come.
-    writer: { full: () => fullCalls++ } as unknown as BatchWriter,
-    // The dead-letter topic never acknowledges: every batch stays held.
-    producer: { sendBatch: () => new Promise(() => {}) },
+    writer: { full: () => {} } as unknown as BatchWriter,
+    producer: { sendBatch: async () => {} },
     deadLetterTopic: 'dlq',
     deadLetterMaxBytes: async () => undefined,
     metrics: createWorkerMetrics(createMetricsRegistry('worker')),
@@ -49,12 +45,61 @@ function holdingProcessor(maxPendingBytes: number) {
     assigned: () => {},
     owns: () => true,
     seek: () => {},
-    maxPendingBytes,
-  } satisfies BatchProcessorDeps)
+    maxPendingBytes: 1024 * 1024,
+    ...overrides,
+  } satisfies BatchProcessorDeps
+}
+
+/** A processor whose dead letters are never acknowledged: each batch stays held. */
+function holdingProcessor(maxPendingBytes: number) {
+  const decoded: number[] = []
+  let fullCalls = 0
+  const processor = createBatchProcessor(
+    poisonDeps(
+      {
+        // Told when no more batches can join the write in waiting.
+        writer: { full: () => fullCalls++ } as unknown as BatchWriter,
+        // The dead-letter topic never acknowledges: every batch stays held.
+        producer: { sendBatch: () => new Promise(() => {}) },
+        maxPendingBytes,
+      },
+      (bytes) => decoded.push(bytes),
+    ),
+  )
   return { processor, decoded, fullCalls: () => fullCalls }
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve))
+
+const batchAt = (partition: number, offset: number): PartitionBatch => ({
+  ...batch(partition),
+  messages: [{ key: null, value: Buffer.alloc(8, 1), offset: String(offset), timestamp: '0' }],
+  highWatermark: String(offset + 1),
+  firstOffset: String(offset),
+  lastOffset: String(offset),
+})
+
+/** A processor whose poison is dead-lettered at once; each commit waits to be settled by the test. */
+function committingProcessor() {
+  const commits: Array<{ offset: string; settle: (error?: Error) => void }> = []
+  const seeks: string[] = []
+  const countsKeep: string[][] = []
+  const processor = createBatchProcessor(
+    poisonDeps({
+      commit: (_topic, _partition, offset) =>
+        new Promise<void>((resolve, reject) =>
+          commits.push({ offset, settle: (error) => (error ? reject(error) : resolve()) }),
+        ),
+      assigned: (assigned) => countsKeep.push([...assigned]),
+      seek: (_topic, _partition, offset) => seeks.push(offset),
+    }),
+  )
+  return { processor, commits, seeks, countsKeep }
+}
+
+const settled = async (until: () => boolean) => {
+  for (let turn = 0; turn < 100 && !until(); turn++) await tick()
+}
 
 describe('createBatchProcessor', () => {
   it('does not decode a batch while the bound in bytes is held', async () => {
@@ -78,5 +123,42 @@ describe('createBatchProcessor', () => {
     await tick()
     expect(decoded).toHaveLength(12)
     expect(fullCalls()).toBe(0)
+  })
+
+  it('a commit refused after a rebalance that did not keep its partition seeks nothing: the new reading goes on', async () => {
+    const { processor, commits, seeks } = committingProcessor()
+    await processor.eachBatch(batchAt(0, 100))
+    await settled(() => commits.length === 1)
+    expect(commits.map((commit) => commit.offset)).toEqual(['101'])
+    // The group moved on while that commit was in flight: t/0 is not kept (it may be assigned
+    // again, read afresh from its committed offset, 500), and Kafka refuses the old commit.
+    processor.assigned({ assigned: new Set(['t/0']), kept: new Set() })
+    await processor.eachBatch(batchAt(0, 500))
+    commits[0]!.settle(new Error('t/0 was assigned elsewhere before its commit: not committed'))
+    await settled(() => commits.length === 2)
+    // Seeking back to 100 would make every batch of the new reading stale: never committed, a stall.
+    expect(seeks).toEqual([])
+    expect(commits.map((commit) => commit.offset)).toEqual(['101', '501'])
+    commits[1]!.settle()
+    await processor.drain()
+  })
+
+  it('a rebalance that keeps a partition leaves its batches to commit', async () => {
+    const { processor, commits, countsKeep } = committingProcessor()
+    await processor.eachBatch(batchAt(0, 100))
+    await processor.eachBatch(batchAt(1, 100))
+    await settled(() => commits.length === 2)
+    commits[0]!.settle()
+    commits[1]!.settle()
+    processor.assigned({ assigned: new Set(['t/0', 't/1']), kept: new Set(['t/0']) })
+    await processor.eachBatch(batchAt(0, 101))
+    await processor.eachBatch(batchAt(1, 101)) // t/1 read afresh: its own commit goes too
+    await settled(() => commits.length === 4)
+    expect(commits.map((commit) => commit.offset)).toEqual(['101', '101', '102', '102'])
+    // The domain counts keep the decisions of every partition still assigned, read afresh or not: a
+    // commit covering them (one accepted late, or the new reading's) counts each once.
+    expect(countsKeep).toEqual([['t/0', 't/1']])
+    for (const commit of commits.slice(2)) commit.settle()
+    await processor.drain()
   })
 })

@@ -8,9 +8,11 @@
 //   still in flight stay tracked (they may yet fail, and must then rewind further);
 // - after a rewind, batches fetched before the seek took effect (starting beyond the rewind
 //   point) are stale: never committed, so nothing between the rewind point and them is skipped;
-// - a partition revoked by a rebalance forgets its batches: their late completions commit nothing
-//   (the new owner reads from the last commit).
-export type BatchTicket = { key: string; id: number; stale: boolean }
+// - a partition revoked by a rebalance forgets its batches: their late completions (and failures,
+//   and failed commits) commit and rewind nothing (the new owner reads from the last commit), even
+//   when it is this worker again.
+/** `epoch`: the partition's tracking the batch belongs to (a new one after each revocation). */
+export type BatchTicket = { key: string; id: number; stale: boolean; epoch: number }
 
 export type CommitDecision =
   /** `from`: the first offset the commit covers (where to rewind to if the commit itself fails). */
@@ -26,6 +28,7 @@ interface Tracked {
 }
 
 interface PartitionState {
+  epoch: number
   batches: Tracked[]
   /** Set by a rewind: the offset the next batch must start at (or before). */
   rewoundTo: bigint | undefined
@@ -34,11 +37,12 @@ interface PartitionState {
 export class CommitTracker {
   private readonly partitions = new Map<string, PartitionState>()
   private nextId = 1
+  private nextEpoch = 1
 
   private state(key: string): PartitionState {
     let state = this.partitions.get(key)
     if (!state) {
-      state = { batches: [], rewoundTo: undefined }
+      state = { epoch: this.nextEpoch++, batches: [], rewoundTo: undefined }
       this.partitions.set(key, state)
     }
     return state
@@ -47,7 +51,7 @@ export class CommitTracker {
   /** A batch of `key` (topic/partition) handed over for writing, in fetch order. */
   handedOver(key: string, firstOffset: string, lastOffset: string): BatchTicket {
     const state = this.state(key)
-    const ticket = { key, id: this.nextId++, stale: false }
+    const ticket = { key, id: this.nextId++, stale: false, epoch: state.epoch }
     const first = BigInt(firstOffset)
     if (state.rewoundTo !== undefined) {
       if (first > state.rewoundTo) return { ...ticket, stale: true } // fetched before the seek
@@ -88,8 +92,15 @@ export class CommitTracker {
     return this.rewind(ticket.key, found.state.batches[found.index]!.firstOffset)
   }
 
+  /** The commit of `from` on that `done(ticket)` decided failed: read again from `from`. */
+  commitFailed(ticket: BatchTicket, from: bigint): CommitDecision {
+    // Revoked meanwhile: the partition's reading started again elsewhere (or here, afresh).
+    if (this.partitions.get(ticket.key)?.epoch !== ticket.epoch) return { action: 'none', why: 'dropped' }
+    return this.rewind(ticket.key, from)
+  }
+
   /** Reads `key` again from `offset`: the batches in flight from it on are dropped. */
-  rewind(key: string, offset: bigint): CommitDecision {
+  private rewind(key: string, offset: bigint): CommitDecision {
     const state = this.state(key)
     state.batches = state.batches.filter((batch) => batch.firstOffset < offset)
     state.rewoundTo = state.rewoundTo === undefined || offset < state.rewoundTo ? offset : state.rewoundTo

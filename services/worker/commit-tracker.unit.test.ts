@@ -83,7 +83,7 @@ describe('CommitTracker', () => {
     const b = tracker.handedOver(p, '10', '19')
     const decision = tracker.done(a)
     expect(decision).toEqual({ action: 'commit', offset: '10', from: 0n })
-    expect(tracker.rewind(p, 0n)).toEqual({ action: 'seek', offset: '0' })
+    expect(tracker.commitFailed(a, 0n)).toEqual({ action: 'seek', offset: '0' })
     expect(tracker.done(b)).toEqual({ action: 'none', why: 'dropped' })
   })
 
@@ -96,6 +96,21 @@ describe('CommitTracker', () => {
     expect(tracker.failed(b)).toEqual({ action: 'none', why: 'dropped' })
     const assignedAgain = tracker.handedOver(p, '10', '19')
     expect(tracker.done(assignedAgain)).toMatchObject({ action: 'commit', offset: '20' })
+  })
+
+  it('a commit that fails after its partition was revoked and assigned again rewinds nothing', () => {
+    const tracker = new CommitTracker()
+    const old = tracker.handedOver(p, '100', '199')
+    const decision = tracker.done(old)
+    expect(decision).toEqual({ action: 'commit', offset: '200', from: 100n })
+    // The rebalance withdraws that commit; the partition is read again from its committed offset, 500.
+    tracker.revoked([p])
+    const reread = tracker.handedOver(p, '500', '599')
+    expect(tracker.commitFailed(old, 100n)).toEqual({ action: 'none', why: 'dropped' })
+    // The new reading is untouched: no seek back to 100, nothing of it taken for stale.
+    const next = tracker.handedOver(p, '600', '699')
+    expect(tracker.done(reread)).toMatchObject({ action: 'commit', offset: '600' })
+    expect(tracker.done(next)).toMatchObject({ action: 'commit', offset: '700' })
   })
 
   it('partitions are independent', () => {

@@ -148,7 +148,12 @@ export class CountOnCommit {
     return counted
   }
 
-  /** A rebalance left this worker these partitions (topic/partition): the others' decisions go. */
+  /**
+   * A rebalance left this worker these partitions (topic/partition): the others' decisions go. Those
+   * of a partition assigned again after a break stay: a decision belongs to the message, and the
+   * commit that covers it (one Kafka accepted just as the group moved, or the new reading's) counts
+   * it once.
+   */
   assigned(kept: ReadonlySet<string>): void {
     for (const key of [...this.partitions.keys()]) if (!kept.has(key)) this.partitions.delete(key)
     for (const key of [...this.settled.keys()]) if (!kept.has(key)) this.settled.delete(key)

@@ -192,8 +192,8 @@ export function createNewestDeliveryWrite(
         recordConversations(metrics, [conversation], items)
     },
     /** A rebalance left this worker these partitions: the new owners count the others'. */
-    assigned(kept: ReadonlySet<string>): void {
-      counts.assigned(kept)
+    assigned(partitions: ReadonlySet<string>): void {
+      counts.assigned(partitions)
     },
   }
 }

@@ -193,7 +193,7 @@ export async function startWorker(
     assigned: newestDelivery.assigned,
     maxPendingBytes,
   })
-  consumer.onAssigned((assignment) => processor.assigned(assignment))
+  consumer.onAssigned((change) => processor.assigned(change))
   await consumer.run(processor.eachBatch)
   state = 'running'
 
