@@ -33,23 +33,27 @@ export function consecutive(previous: Ownership, join: GroupJoin): boolean {
 }
 
 /**
- * Whether `join` is the one `previous` came from, told again. @platformatic/kafka deduplicates
- * concurrent rejoins (a heartbeat and a commit both asked for one) into one JoinGroup request but
- * completes it once per caller, so one generation's join can be reported several times.
+ * Whether `member` is in the generation `ownership` came from. Two uses: a join reported again
+ * (@platformatic/kafka deduplicates concurrent rejoins — a heartbeat and a commit both asked for one —
+ * into one JoinGroup request but completes it once per caller), and a commit about to be written
+ * (the library learns a new generation before its assignment).
  */
-export function repeated(previous: Ownership, join: GroupJoin): boolean {
+export function sameGeneration(
+  ownership: Ownership,
+  member: { memberId: string | null; generationId: number | undefined },
+): boolean {
   return (
-    previous.memberId !== null &&
-    previous.memberId === join.memberId &&
-    previous.generationId !== undefined &&
-    join.generationId === previous.generationId
+    ownership.memberId !== null &&
+    ownership.memberId === member.memberId &&
+    ownership.generationId !== undefined &&
+    member.generationId === ownership.generationId
   )
 }
 
 /** The ownership after `join`, the `joinCount`-th join this consumer saw. */
 export function afterJoin(previous: Ownership, join: GroupJoin, joinCount: number): Ownership {
   // One generation's assignment is one: told again, it changes nothing.
-  if (repeated(previous, join)) return previous
+  if (sameGeneration(previous, join)) return previous
   const before = consecutive(previous, join) ? previous.since : new Map<string, number>()
   return {
     memberId: join.memberId,

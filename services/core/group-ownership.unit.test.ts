@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { afterJoin, consecutive, noOwnership, ownedSince, repeated } from './group-ownership.ts'
+import { afterJoin, consecutive, noOwnership, ownedSince, sameGeneration } from './group-ownership.ts'
 
 // Which partitions stay owned without a break across the joins of a consumer group.
 const join = (memberId: string | null, generationId: number, assigned: string[]) => ({
@@ -71,11 +71,11 @@ describe('group ownership', () => {
     expect(toldAgain).toBe(second)
   })
 
-  it('repeated: the same member and generation only', () => {
+  it('sameGeneration: the same member and generation only', () => {
     const first = afterJoin(noOwnership, join('m1', 7, ['t/0']), 1)
-    expect(repeated(first, join('m1', 7, ['t/0']))).toBe(true)
-    expect(repeated(first, join('m1', 8, ['t/0']))).toBe(false)
-    expect(repeated(first, join('m2', 7, ['t/0']))).toBe(false)
-    expect(repeated(noOwnership, join('m1', 7, ['t/0']))).toBe(false)
+    expect(sameGeneration(first, join('m1', 7, ['t/0']))).toBe(true)
+    expect(sameGeneration(first, join('m1', 8, ['t/0']))).toBe(false)
+    expect(sameGeneration(first, join('m2', 7, ['t/0']))).toBe(false)
+    expect(sameGeneration(noOwnership, join('m1', 7, ['t/0']))).toBe(false)
   })
 })

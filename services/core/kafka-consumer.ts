@@ -1,10 +1,6 @@
-import {
-  type CommitOptions,
-  Consumer,
-  type ConsumerGroupJoinPayload,
-  ListOffsetTimestamps,
-} from '@platformatic/kafka'
-import { afterJoin, noOwnership, type Ownership, ownedSince, repeated } from './group-ownership.ts'
+import { Consumer, type ConsumerGroupJoinPayload, ListOffsetTimestamps } from '@platformatic/kafka'
+import { afterJoin, noOwnership, type Ownership, ownedSince, sameGeneration } from './group-ownership.ts'
+import { type GuardedCommit, guardedCommit } from './guarded-commit.ts'
 import { hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import type { Logger } from './logger.ts'
@@ -24,9 +20,9 @@ import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
 //   fetches sent before the join are dropped; the library reports one join once per caller that
 //   asked for it, and a join reported again changes nothing;
 // - seek moves a partition's fetch position; a fetch sent before the seek is dropped for it;
-// - the library retries a commit refused for a rebalance after rejoining, in the new generation:
-//   a partition the new assignment does not give this consumer is withdrawn from that commit
-//   (its new owner reads it from the last commit), and the commit is reported as failed.
+// - a commit is written only under the generation whose assignment this consumer holds, and the
+//   library's retry after a rejoin carries only partitions kept (guarded-commit.ts); a commit that
+//   carried nothing is reported as failed (the partition is read again from its last commit).
 
 export interface PartitionConsumerOptions {
   settings: KafkaSettings
@@ -100,7 +96,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
   /** Where the next fetch of each partition starts, valid for `positionsGeneration`. */
   let positions = new Map<string, bigint>()
   let positionsGeneration = -1
-  const inFlightCommits = new Set<CommitOptions>()
+  const inFlightCommits = new Set<GuardedCommit>()
   let paused = false
   let stopping = false
   let wake: (() => void) | undefined
@@ -128,13 +124,13 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     )
     const join = { memberId: payload.memberId, generationId: payload.generationId, assigned: new Set(keys) }
     // The library reports one join once per caller that asked for it: the same join changes nothing.
-    if (repeated(ownership, join)) return
+    if (sameGeneration(ownership, join)) return
     generation++
     ownership = afterJoin(ownership, join, generation)
     const kept = (key: string) => ownedSince(ownership, key, generation - 1)
     // A commit the library is about to retry in the new generation: only for a partition kept.
-    for (const request of inFlightCommits)
-      request.offsets = request.offsets.filter((entry) => kept(partitionKey(entry.topic, entry.partition)))
+    for (const pending of inFlightCommits)
+      pending.withdraw((entry) => kept(partitionKey(entry.topic, entry.partition)))
     // A kept partition goes on from where it was; a gained one starts at its committed offset.
     positions = new Map([...positions].filter(([key]) => kept(key)))
     assigned = [...(owned.get(topic) ?? [])].sort((a, b) => a - b)
@@ -381,17 +377,21 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     async commit(commitTopic, partition, offset) {
       if (!ownership.since.has(partitionKey(commitTopic, partition)))
         throw new Error(`${commitTopic}/${partition} is not assigned to this consumer: not committed`)
-      const request: CommitOptions = {
-        offsets: [{ topic: commitTopic, partition, offset: BigInt(offset), leaderEpoch: -1 }],
-      }
-      inFlightCommits.add(request)
+      // Written only under the generation whose assignment this consumer holds (guarded-commit.ts).
+      const pending = guardedCommit(
+        [{ topic: commitTopic, partition, offset: BigInt(offset), leaderEpoch: -1 }],
+        () => sameGeneration(ownership, consumer),
+      )
+      inFlightCommits.add(pending)
       try {
-        await consumer.commit(request)
+        await consumer.commit(pending.request)
       } finally {
-        inFlightCommits.delete(request)
+        inFlightCommits.delete(pending)
       }
-      if (request.offsets.length === 0)
-        throw new Error(`${commitTopic}/${partition} was assigned elsewhere before its commit: not committed`)
+      if (!pending.carried())
+        throw new Error(
+          `${commitTopic}/${partition}: a rebalance came before its commit was written: not committed`,
+        )
     },
     async disconnect() {
       stopping = true
