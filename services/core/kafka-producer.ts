@@ -6,14 +6,10 @@ import {
   serializersFrom,
 } from '@platformatic/kafka'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
+import { eachHeader, type MessageHeaders } from './message-headers.ts'
 
 // The producer of the ingress and of the worker's dead-letter topic, on @platformatic/kafka, apart
 // from kafka.ts so that neither process loads kafkajs (~18 MB of resident memory).
-
-/** Message headers as callers hand them over (kafkajs's IHeaders shape). */
-export interface MessageHeaders {
-  [name: string]: Buffer | string | (Buffer | string)[] | undefined
-}
 
 /** One topic's messages in a produce request, as the ingress hands them over. */
 export interface TopicBatch {
@@ -74,13 +70,12 @@ export function createBatchProducer(settings: KafkaSettings): BatchProducer {
       const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = []
       for (const { topic, messages: batch } of topicMessages)
         for (const message of batch) {
-          const headers: Record<string, Buffer> = {}
-          for (const [name, value] of Object.entries(message.headers ?? {})) {
-            // Never merged or dropped silently: no caller sends a header twice today.
-            if (Array.isArray(value))
-              throw new TypeError(`header ${name}: repeated headers are not supported`)
-            if (value !== undefined) headers[name] = toBuffer(value)!
-          }
+          // A name repeated (a dead letter keeps its original's headers) keeps every value, in
+          // order: the library keys the headers by the key Buffer itself, one Buffer per value.
+          const headers = new Map<Buffer, Buffer>()
+          if (message.headers)
+            for (const [name, value] of eachHeader(message.headers))
+              headers.set(Buffer.from(name), toBuffer(value)!)
           messages.push({
             topic,
             key: toBuffer(message.key),

@@ -1,5 +1,5 @@
 import type { RecordsBatch } from '@platformatic/kafka'
-import type { MessageHeaders } from './kafka-producer.ts'
+import type { MessageHeaders } from './message-headers.ts'
 
 // What one partition of a Kafka fetch response becomes for the worker: one batch of messages in
 // offset order (the shape the worker's batch processor consumes: offsets as strings, key, value

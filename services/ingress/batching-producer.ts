@@ -1,4 +1,4 @@
-import type { MessageHeaders } from '../core/kafka-producer.ts'
+import { headersBytes, type MessageHeaders } from '../core/message-headers.ts'
 
 // Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
 // batches await their acknowledgement, new messages queue up, and each time a batch settles
@@ -78,14 +78,7 @@ export function messageBytes(message: OutgoingMessage): number {
   if (message.key !== null) bytes += Buffer.byteLength(message.key)
   const headers = message.headers
   if (headers === undefined) return bytes // a conversation: no headers, nothing more to add up
-  for (const [name, value] of Object.entries(headers)) {
-    bytes += Buffer.byteLength(name)
-    if (Buffer.isBuffer(value)) bytes += value.length
-    else if (typeof value === 'string') bytes += Buffer.byteLength(value)
-    else if (Array.isArray(value))
-      for (const item of value) bytes += Buffer.isBuffer(item) ? item.length : Buffer.byteLength(item)
-  }
-  return bytes
+  return bytes + headersBytes(headers)
 }
 
 export class BatchingProducer {

@@ -201,6 +201,6 @@ describe('messageBytes', () => {
         value: Buffer.alloc(10),
         headers: { h: 'vvv', b: Buffer.alloc(4), l: ['x', 'yy'] },
       }),
-    ).toBe(10 + 2 + (1 + 3) + (1 + 4) + (1 + 1 + 2) + 128)
+    ).toBe(10 + 2 + (1 + 3) + (1 + 4) + (1 + 1) + (1 + 2) + 128) // a repeated name is written once per value
   })
 })

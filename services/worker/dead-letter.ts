@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { headersBytes } from '../core/message-headers.ts'
 import type { ConsumedHeaders, ConsumedMessage } from '../core/partition-batches.ts'
 
 // A message the worker cannot store, as it goes to the dead-letter topic: the original key,
@@ -51,13 +52,8 @@ export type ReducedForm = 'truncated' | 'reference'
 /** Room for Kafka's record batch and record framing beside key, value and headers. */
 const framingBytes = 512
 const maxReferenceKeyBytes = 1024
-
-function headersBytes(headers: ConsumedHeaders): number {
-  let total = 0
-  for (const [name, value] of Object.entries(headers))
-    total += Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(String(value))) + 8
-  return total
-}
+/** Kafka's framing of one header (its varint lengths). */
+const headerFramingBytes = 8
 
 /**
  * The dead letter of `poison` made to fit `maxBytes` (the DLQ topic's max.message.bytes):
@@ -79,7 +75,7 @@ export function reducedDeadLetter(
   }
   if (form === 'truncated') {
     const headers = { ...full.headers, ...about }
-    const room = maxBytes - framingBytes - (full.key?.length ?? 0) - headersBytes(headers)
+    const room = maxBytes - framingBytes - (full.key?.length ?? 0) - headersBytes(headers, headerFramingBytes)
     return { key: full.key, value: value ? value.subarray(0, Math.max(0, room)) : null, headers }
   }
   const ownHeaders = Object.fromEntries(

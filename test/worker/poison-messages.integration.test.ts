@@ -55,7 +55,8 @@ describe('poison messages', () => {
         messages.push({
           key: `poison-${bad.reason}`,
           value: bad.value,
-          headers: { 'x-original': bad.reason },
+          // A header name repeated (Kafka keeps every one): the dead letter keeps them all, in order.
+          headers: { 'x-original': bad.reason, 'x-hop': ['first', 'second'] },
         })
     }
     await producer.send({ topic, acks: -1, messages })
@@ -90,6 +91,10 @@ describe('poison messages', () => {
         expect(message, expected.reason).toBeDefined()
         expect(message!.headers!['va-error-reason']!.toString()).toBe(expected.reason)
         expect(message!.headers!['x-original']!.toString()).toBe(expected.reason)
+        expect(([] as Buffer[]).concat(message!.headers!['x-hop'] as Buffer[]).map(String)).toEqual([
+          'first',
+          'second',
+        ])
         expect(message!.headers!['va-original-topic']!.toString()).toBe(topic)
         expect(message!.headers!['va-error-message']!.toString().length).toBeGreaterThan(0)
         if (expected.value === null) expect(message!.value).toBeNull()
