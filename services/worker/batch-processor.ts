@@ -40,6 +40,8 @@ export interface BatchProcessorDeps {
   commit: (topic: string, partition: number, offset: string) => Promise<void>
   /** Kafka accepted the commit of `offset`: the messages before it are this worker's, once (domain counts). */
   committed: (topic: string, partition: number, offset: string) => void
+  /** A partition's reading starts at `offset`, its committed offset (first assigned, or after a break). */
+  readingFrom: (topic: string, partition: number, offset: string) => void
   /** A rebalance left this worker these partitions (topic/partition), kept or read afresh. */
   assigned: (assigned: ReadonlySet<string>) => void
   /**
@@ -269,6 +271,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
       if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
       const stored = write(transformed(decoded), range, batch) // steps 2 and 3, the write in the background
 
+      if (!tracker.tracking(key)) deps.readingFrom(topic, partition, range.firstOffset)
       const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)
       const previous = chains.get(key) ?? Promise.resolve()
       const done: Promise<void> = previous

@@ -43,6 +43,7 @@ function poisonDeps(overrides: Partial<BatchProcessorDeps>, onDecode: (bytes: nu
     commit: async () => {},
     committed: () => {},
     assigned: () => {},
+    readingFrom: () => {},
     owns: () => true,
     seek: () => {},
     maxPendingBytes: 1024 * 1024,
@@ -84,6 +85,7 @@ function committingProcessor() {
   const commits: Array<{ offset: string; settle: (error?: Error) => void }> = []
   const seeks: string[] = []
   const countsKeep: string[][] = []
+  const readings: string[] = []
   const processor = createBatchProcessor(
     poisonDeps({
       commit: (_topic, _partition, offset) =>
@@ -91,10 +93,11 @@ function committingProcessor() {
           commits.push({ offset, settle: (error) => (error ? reject(error) : resolve()) }),
         ),
       assigned: (assigned) => countsKeep.push([...assigned]),
+      readingFrom: (_topic, partition, offset) => readings.push(`${partition}@${offset}`),
       seek: (_topic, _partition, offset) => seeks.push(offset),
     }),
   )
-  return { processor, commits, seeks, countsKeep }
+  return { processor, commits, seeks, countsKeep, readings }
 }
 
 const settled = async (until: () => boolean) => {
@@ -160,5 +163,21 @@ describe('createBatchProcessor', () => {
     expect(countsKeep).toEqual([['t/0', 't/1']])
     for (const commit of commits.slice(2)) commit.settle()
     await processor.drain()
+  })
+
+  it('tells where each reading of a partition starts: first assigned, and read afresh after a rebalance', async () => {
+    const { processor, commits, readings } = committingProcessor()
+    await processor.eachBatch(batchAt(0, 100))
+    await processor.eachBatch(batchAt(0, 101)) // the same reading goes on
+    await settled(() => commits.length === 1)
+    commits[0]!.settle(new Error('refused')) // a failed commit seeks back: still the same reading
+    await processor.eachBatch(batchAt(0, 100))
+    expect(readings).toEqual(['0@100'])
+    processor.assigned({ assigned: new Set(['t/0']), kept: new Set() })
+    await processor.eachBatch(batchAt(0, 250)) // read afresh from its committed offset
+    expect(readings).toEqual(['0@100', '0@250'])
+    for (const commit of commits) commit.settle()
+    await settled(() => commits.length >= 3)
+    for (const commit of commits) commit.settle()
   })
 })

@@ -112,6 +112,11 @@ export class CommitTracker {
     for (const key of keys) this.partitions.delete(key)
   }
 
+  /** Whether `key` is tracked: its next batch handed over starts a reading (first, or after a revocation). */
+  tracking(key: string): boolean {
+    return this.partitions.has(key)
+  }
+
   /** The partitions with batches tracked. */
   partitionKeys(): string[] {
     return [...this.partitions.keys()]

@@ -159,6 +159,18 @@ export class CountOnCommit {
     for (const key of [...this.settled.keys()]) if (!kept.has(key)) this.settled.delete(key)
   }
 
+  /**
+   * The partition is read afresh from `offset`, its committed offset, after a break in this
+   * worker's ownership (a generation it missed): the messages before it were committed, and counted,
+   * by whoever owned it meanwhile — or by this worker's own commit, already counted.
+   */
+  readingFrom(topic: string, partition: number, offset: string): void {
+    const decisions = this.partitions.get(partitionKey(topic, partition))
+    if (!decisions) return
+    const from = BigInt(offset)
+    for (const decided of [...decisions.keys()]) if (BigInt(decided) < from) decisions.delete(decided)
+  }
+
   /** Messages decided and not yet committed (or dropped). */
   pending(): number {
     let total = 0

@@ -201,6 +201,29 @@ describe('CountOnCommit', () => {
     expect(sessions(worker.committed('t', 0, '3'))).toEqual(['b'])
   })
 
+  it('a generation missed while another worker read the partition: what it committed is not counted again', () => {
+    const [a, b] = [new CountOnCommit(), new CountOnCommit()]
+    const m = message('a', 3)
+    writes(a, m, []) // A's write lands; its commit is refused: A missed a generation
+    writes(b, m, [m]) // B owned the partition meanwhile: reads it, finds A's rows of the same message
+    expect(sessions(b.committed('t', 0, '4'))).toEqual(['a'])
+    // A is given the partition again (it never left A's assignment) and reads it from B's commit.
+    a.assigned(new Set(['t/0']))
+    a.readingFrom('t', 0, '4')
+    const next = message('n', 4)
+    writes(a, next, [])
+    expect(sessions(a.committed('t', 0, '5'))).toEqual(['n'])
+  })
+
+  it('read afresh: what was decided from the commit on stays, to be counted by the new reading', () => {
+    const worker = new CountOnCommit()
+    const m = message('a', 4)
+    writes(worker, m, [])
+    worker.readingFrom('t', 0, '4')
+    writes(worker, m, [m]) // read again
+    expect(sessions(worker.committed('t', 0, '5'))).toEqual(['a'])
+  })
+
   it('a rebalance drops only the partitions taken away', () => {
     const worker = new CountOnCommit()
     const kept = message('a', 0, 0)

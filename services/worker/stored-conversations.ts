@@ -195,5 +195,9 @@ export function createNewestDeliveryWrite(
     assigned(partitions: ReadonlySet<string>): void {
       counts.assigned(partitions)
     },
+    /** A partition is read from its committed offset: what was decided before it is someone's commit. */
+    readingFrom(topic: string, partition: number, offset: string): void {
+      counts.readingFrom(topic, partition, offset)
+    },
   }
 }

@@ -191,6 +191,7 @@ export async function startWorker(
     owns: (batch) => consumer.owns(batch),
     committed: newestDelivery.committed,
     assigned: newestDelivery.assigned,
+    readingFrom: newestDelivery.readingFrom,
     maxPendingBytes,
   })
   consumer.onAssigned((change) => processor.assigned(change))
