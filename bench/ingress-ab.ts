@@ -37,6 +37,15 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
 }
 
+/** Seconds the ingress spent in garbage collection so far (its /metrics, every kind). */
+async function gcSeconds(): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  let total = 0
+  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm))
+    total += Number(match[1])
+  return total
+}
+
 async function run(name: keyof typeof checkouts) {
   const { env, flags } = variants[name]
   const service = startService(checkouts[name], env, flags)
@@ -47,11 +56,13 @@ async function run(name: keyof typeof checkouts) {
     await load(5) // warm-up
     const before = loadavg()[0]!.toFixed(2)
     const cpuBefore = cpuSeconds(service.child.pid!)
+    const gcBefore = await gcSeconds()
     const result = await load(seconds)
     const cpuMsPerEvent = ((cpuSeconds(service.child.pid!) - cpuBefore) * 1000) / result['2xx']
+    const gcMsPerEvent = (((await gcSeconds()) - gcBefore) * 1000) / result['2xx']
     console.log(
       `${name}: ${(result['2xx'] / seconds).toFixed(0)} accepted/s, p50 ${result.latency.p50} / p99 ${result.latency.p99} ms, ` +
-        `CPU ${cpuMsPerEvent.toFixed(2)} ms/event, non-2xx ${result.non2xx}, RSS at ready ${readyRss.toFixed(0)} MB, peak RSS ${peakRssMb(service.child.pid!).toFixed(0)} MB, load ${before}`,
+        `CPU ${cpuMsPerEvent.toFixed(2)} ms/event (GC ${gcMsPerEvent.toFixed(3)}), non-2xx ${result.non2xx}, RSS at ready ${readyRss.toFixed(0)} MB, peak RSS ${peakRssMb(service.child.pid!).toFixed(0)} MB, load ${before}`,
     )
   } finally {
     await service.stop()
