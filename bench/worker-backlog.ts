@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createClickHouse } from '../services/core/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
-import type { EventCodec } from '../services/core/event-codec.ts'
-import { ensureTopics, type Kafka } from '../services/core/kafka.ts'
+import { createEventCodec, createSchemaRegistry, type EventCodec } from '../services/core/event-codec.ts'
+import { createKafka, ensureTopics, type Kafka } from '../services/core/kafka.ts'
+import { createLogger } from '../services/core/logger.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { messageBytes } from './bench-conversations.ts'
 import { peakRssMb, startService } from './bench-process.ts'
@@ -14,6 +16,12 @@ import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
 // A backlog of generated conversations in a throwaway topic, and one worker process draining it
 // while the bench scrapes its metrics: shared by `npm run bench:worker` and the A/B drain of two
 // checkouts (bench/worker-drain-ab.ts).
+/** The stack's Kafka (as `clientId`) and the registry's codec, as the worker benchmarks publish with. */
+export async function benchKafkaAndCodec(clientId: string): Promise<{ kafka: Kafka; codec: EventCodec }> {
+  const kafka = createKafka({ brokers: kafkaBrokers(), clientId }, createLogger('bench', 'warn'))
+  return { kafka, codec: await createEventCodec(createSchemaRegistry(schemaRegistryUrl())) }
+}
+
 export async function createBacklogTopic(kafka: Kafka, name: string): Promise<void> {
   const admin = kafka.admin()
   await admin.connect()

@@ -3,13 +3,11 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka } from '../services/core/kafka.ts'
-import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool } from './bench-conversations.ts'
 import { machineLine, peakRssMb, startService } from './bench-process.ts'
 import {
+  benchKafkaAndCodec,
   benchWorkerEnv,
   createBacklogTopic,
   deleteBacklogTopic,
@@ -56,9 +54,7 @@ const freshnessRates = (process.env.BENCH_FRESHNESS_RATES ?? '50,500').split(','
 const freshnessOnly = process.env.BENCH_FRESHNESS_ONLY === '1'
 const maxBatchAgeMs = process.env.WORKER_MAX_BATCH_AGE_MS ?? '50 (default)'
 const freshnessSeconds = Number(process.env.BENCH_FRESHNESS_SECONDS ?? 30)
-const logger = createLogger('bench', 'warn')
-const kafka = createKafka({ brokers: kafkaBrokers(), clientId: 'bench-worker' }, logger)
-const codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+const { kafka, codec } = await benchKafkaAndCodec('bench-worker')
 const workerMain = fileURLToPath(new URL('../services/worker/main.ts', import.meta.url))
 const decodeOnly = fileURLToPath(new URL('./consume-decode-only.ts', import.meta.url))
 const kafkaEnginePeer = fileURLToPath(new URL('./clickhouse-side/kafka-engine-peer.ts', import.meta.url))

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka } from '../services/core/kafka.ts'
-import { createLogger } from '../services/core/logger.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool } from './bench-conversations.ts'
 import { abCheckouts } from './bench-process.ts'
 import {
+  benchKafkaAndCodec,
   createBacklogTopic,
   deleteBacklogTopic,
   fillBacklog,
@@ -35,11 +32,7 @@ const workerFlags = (code: Code) => [
 const outputDir = process.env.BENCH_OUTPUT_DIR
 let runNumber = 0
 
-const kafka = createKafka(
-  { brokers: kafkaBrokers(), clientId: 'bench-drain-ab' },
-  createLogger('bench', 'warn'),
-)
-const codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+const { kafka, codec } = await benchKafkaAndCodec('bench-drain-ab')
 const pool = conversationPool()
 const topic = `bench.drain-ab.${randomUUID()}`
 await createBacklogTopic(kafka, topic)

@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka } from '../services/core/kafka.ts'
-import { createLogger } from '../services/core/logger.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { conversationPool } from './bench-conversations.ts'
 import { abCheckouts, peakRssMb, startService } from './bench-process.ts'
 import { cpuSeconds } from './process-cpu.ts'
 import {
+  benchKafkaAndCodec,
   benchWorkerEnv,
   createBacklogTopic,
   deleteBacklogTopic,
@@ -33,9 +30,7 @@ const rate = Number(process.env.BENCH_RATE ?? 250)
 const seconds = Number(process.env.BENCH_SECONDS ?? 30)
 const dirs = abCheckouts()
 type Code = keyof typeof dirs
-const logger = createLogger('bench', 'warn')
-const kafka = createKafka({ brokers: kafkaBrokers(), clientId: 'bench-freshness-ab' }, logger)
-const codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
+const { kafka, codec } = await benchKafkaAndCodec('bench-freshness-ab')
 const pool = conversationPool()
 const topic = `bench.freshness-ab.${randomUUID()}`
 const count = Math.round(rate * seconds)
