@@ -54,10 +54,12 @@ const unknownItem = `unknown-item-${randomUUID()}`
 const unknownMetrics = `unknown-metrics-${randomUUID()}`
 const unknownEnvelope = `unknown-envelope-${randomUUID()}`
 const unknownOther = `unknown-other-${randomUUID()}`
+const reasonPhone = phone()
+const stagingReason = `staging judge reason ${randomUUID()}`
 const prodPolicy =
-  'phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop'
+  'phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop,test_reasons=mask'
 const stagingPolicy =
-  'phone=drop,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=drop,unknown_fields=keep'
+  'phone=drop,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=drop,unknown_fields=keep,test_reasons=drop'
 
 /** Every value a policy removed or changed, in each spelling it could travel in. */
 const originals = [
@@ -71,6 +73,7 @@ const originals = [
     roomErrorPhone,
     urlPhone,
     instructionsPhone,
+    reasonPhone,
   ].flatMap((number) => [number, compact(number)]),
   email,
   card,
@@ -86,6 +89,7 @@ const originals = [
   unknownMetrics,
   unknownEnvelope,
   unknownOther,
+  stagingReason,
 ]
 
 function conversation(seed: number, changes: Record<string, unknown>, history: object[]) {
@@ -131,6 +135,7 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
         room_metadata: { failed: false, error: `dial ${roomErrorPhone} failed` },
         url_parameters: { phone: urlPhone, lang: 'en' },
         customer_note: unknownData,
+        test_eval_result: { success: false, reasons: [`did not read back ${reasonPhone}`] },
       },
       [
         {
@@ -154,7 +159,12 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
   }
   const stagingEvent = conversation(
     22,
-    { from_number: stagingFrom, to_number: prodTo, url_parameters: { ref: stagingUrlValue } },
+    {
+      from_number: stagingFrom,
+      to_number: prodTo,
+      url_parameters: { ref: stagingUrlValue },
+      test_eval_result: { success: true, reasons: [stagingReason], completion_reason: 'StepsExhausted' },
+    },
     [
       { role: 'user', kind: 'message', content: stagingContent },
       { kind: 'agent_handoff', handoff_to_agent_id: 'billing', instructions: stagingInstructions },
@@ -174,8 +184,8 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
   beforeAll(async () => {
     ingress = await startTestIngress({
       PII_POLICY:
-        'prod:phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop;' +
-        'staging:phone=drop,content=drop,url_parameters=drop',
+        'prod:phone=hmac,content=mask,audio_url=drop,tools=drop,errors=mask,url_parameters=mask,unknown_fields=drop,test_reasons=mask;' +
+        'staging:phone=drop,content=drop,url_parameters=drop,test_reasons=drop',
       PII_HMAC_KEY: hmacKey,
     })
     await ingress.waitUntilReady()
@@ -253,6 +263,7 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     expect(prodText).toContain('SIP busy calling +# ### ### ####')
     expect(prodText).toContain('dial +# ### ### #### failed')
     expect(prodText).toContain("The caller's number is +# ### ### ####")
+    expect(prodText).toContain('did not read back +# ### ### ####')
     expect(prodText).toContain('lang')
   })
 
@@ -304,6 +315,19 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     expect(all).toContain(hashPhone(prodFrom, hmacKey))
     expect(all).toContain(prodEvent.data.session_id)
     expect(all).toContain('SIP busy calling +# ### ### ####')
+    // The judge's verdict stays where its reasons were masked (prod) or dropped (staging).
+    const verdicts = await queryRows<{ session_id: string; test_success: boolean; test_reasons: string[] }>(
+      clickhouse,
+      `SELECT session_id, test_success, test_reasons FROM ${database}.test_results FINAL ORDER BY test_success`,
+    )
+    expect(verdicts).toEqual([
+      {
+        session_id: prodEvent.data.session_id,
+        test_success: false,
+        test_reasons: ['did not read back +# ### ### ####'],
+      },
+      { session_id: stagingEvent.data.session_id, test_success: true, test_reasons: [] },
+    ])
   })
 
   it('dead-letters only the redacted bytes', async () => {

@@ -24,6 +24,11 @@ export interface PiiPolicy {
   url_parameters: ContentMode
   /** Fields the event schema does not know, on any object (stored as extra_fields_json). */
   unknown_fields: KeepOrDrop
+  /**
+   * data.test_eval_result.reasons: the test judge's free text about the call, which may quote the
+   * caller. The verdict (success, completion_reason) always stays, so pass rates stay right.
+   */
+  test_reasons: ContentMode
 }
 
 export const keepEverything: PiiPolicy = Object.freeze({
@@ -34,6 +39,7 @@ export const keepEverything: PiiPolicy = Object.freeze({
   errors: 'keep',
   url_parameters: 'keep',
   unknown_fields: 'keep',
+  test_reasons: 'keep',
 })
 
 const modes: { [Field in keyof PiiPolicy]: readonly PiiPolicy[Field][] } = {
@@ -44,6 +50,7 @@ const modes: { [Field in keyof PiiPolicy]: readonly PiiPolicy[Field][] } = {
   errors: ['keep', 'mask'],
   url_parameters: ['keep', 'mask', 'drop'],
   unknown_fields: ['keep', 'drop'],
+  test_reasons: ['keep', 'mask', 'drop'],
 }
 const fields = Object.keys(modes) as (keyof PiiPolicy)[]
 

@@ -17,7 +17,7 @@ describe('PII_POLICY parsing', () => {
     const policies = parsePiiPolicy(
       'prod:phone=hmac,content=mask ; staging:content=drop,audio_url=drop,tools=drop;dev-1:phone=drop',
     )
-    const rest = { errors: 'keep', url_parameters: 'keep', unknown_fields: 'keep' }
+    const rest = { errors: 'keep', url_parameters: 'keep', unknown_fields: 'keep', test_reasons: 'keep' }
     expect(policies.get('prod')).toEqual({
       phone: 'hmac',
       content: 'mask',
@@ -47,6 +47,17 @@ describe('PII_POLICY parsing', () => {
     expect(() => parsePiiPolicy('prod:errors=drop')).toThrow(/errors must be one of keep, mask/)
     expect(() => parsePiiPolicy('prod:unknown_fields=mask')).toThrow(
       /unknown_fields must be one of keep, drop/,
+    )
+  })
+
+  it("reads the test judge's reasons knob: keep, mask or drop", () => {
+    expect(parsePiiPolicy('prod:test_reasons=mask').get('prod')).toEqual({
+      ...keepEverything,
+      test_reasons: 'mask',
+    })
+    expect(parsePiiPolicy('prod:test_reasons=drop').get('prod')?.test_reasons).toBe('drop')
+    expect(() => parsePiiPolicy('prod:test_reasons=hmac')).toThrow(
+      /test_reasons must be one of keep, mask, drop/,
     )
   })
 
@@ -80,7 +91,7 @@ describe('PII_POLICY parsing', () => {
 
   it('describes a policy for the va-pii-policy header, every field spelt out', () => {
     expect(describePiiPolicy(parsePiiPolicy('prod:content=mask,phone=hmac').get('prod')!)).toBe(
-      'phone=hmac,content=mask,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
+      'phone=hmac,content=mask,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep,test_reasons=keep',
     )
   })
 

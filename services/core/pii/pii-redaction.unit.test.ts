@@ -15,6 +15,7 @@ const strictest: PiiPolicy = {
   errors: 'mask',
   url_parameters: 'mask',
   unknown_fields: 'drop',
+  test_reasons: 'mask',
 }
 
 function body() {
@@ -199,10 +200,43 @@ describe('redacting a webhook body per field and mode', () => {
     expect(redactWebhookBody(wideBody(), policy({ content: 'drop' }), undefined)).toHaveProperty('surprise')
   })
 
+  it("test_reasons=mask masks each of the judge's reasons; drop removes them; the verdict stays either way", () => {
+    const judged = () => ({
+      data: {
+        session_id: 's',
+        test_eval_result: {
+          success: false,
+          reasons: ['did not confirm +1 415 555 0100', 'mailed a@b.com', 7],
+          completion_reason: 'StepsExhausted',
+        },
+      },
+    })
+    const of = (mode: PiiPolicy['test_reasons']) =>
+      (redactWebhookBody(judged(), policy({ test_reasons: mode }), undefined) as ReturnType<typeof judged>)
+        .data.test_eval_result
+    expect(of('mask')).toEqual({
+      success: false,
+      reasons: ['did not confirm +# ### ### ####', 'mailed [email]'], // a non-string cannot be masked: dropped
+      completion_reason: 'StepsExhausted',
+    })
+    expect(of('drop')).toEqual({ success: false, completion_reason: 'StepsExhausted' })
+    expect(of('keep')).toEqual(judged().data.test_eval_result)
+    // Reasons that are not a list are a misfit bound for quarantine: nothing in them can be trusted.
+    const misfit = {
+      data: { session_id: 's', test_eval_result: { success: true, reasons: 'call +1 415 555 0100' } },
+    }
+    expect(redactWebhookBody(misfit, policy({ test_reasons: 'mask' }), undefined)).toEqual({
+      data: { session_id: 's', test_eval_result: { success: true } },
+    })
+  })
+
   it('never changes its input', () => {
     const input = body()
     redactWebhookBody(input, strictest, key)
     expect(input).toEqual(body())
+    const wide = wideBody()
+    redactWebhookBody(wide, strictest, key)
+    expect(wide).toEqual(wideBody())
   })
 
   it('keeps a redacted conversation valid against the schema', () => {

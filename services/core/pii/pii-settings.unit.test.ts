@@ -25,7 +25,7 @@ describe('PII settings against the webhook sources', () => {
     expect(redaction('prod')).toBeUndefined()
     const staging = redaction('staging')!
     expect(staging.header).toBe(
-      'phone=keep,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
+      'phone=keep,content=drop,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep,test_reasons=keep',
     )
     expect(staging.redact({ event: 'x', data: { history: [{ content: 'hi' }] } })).toEqual({
       event: 'x',
@@ -58,7 +58,7 @@ describe('PII settings against the webhook sources', () => {
     expect(
       piiRedactions({ PII_POLICY: 'prod:phone=hmac', PII_HMAC_KEY: key }, ['prod'])('prod')?.header,
     ).toBe(
-      'phone=hmac,content=keep,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep',
+      'phone=hmac,content=keep,audio_url=keep,tools=keep,errors=keep,url_parameters=keep,unknown_fields=keep,test_reasons=keep',
     )
   })
 })
