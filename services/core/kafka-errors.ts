@@ -13,3 +13,20 @@ export function isMessageTooLarge(error: unknown): boolean {
   if (type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE') return true
   return hasBrokerError(error, 'MESSAGE_TOO_LARGE') || hasBrokerError(error, 'RECORD_LIST_TOO_LARGE')
 }
+
+/**
+ * An error for a log line: its own message and, when it wraps others (@platformatic/kafka
+ * aggregates every attempt and broker), the innermost cause of its last one — where the reason
+ * is ("Listing topics failed. (connect ECONNREFUSED 127.0.0.1:9092)"), not four levels of retries.
+ */
+export function describeKafkaError(error: unknown): string {
+  const message = (value: unknown) => (value instanceof Error ? value.message : String(value))
+  let innermost: unknown = error
+  for (let depth = 0; depth < 10; depth++) {
+    const errors = (innermost as { errors?: unknown })?.errors
+    const next = Array.isArray(errors) && errors.length > 0 ? errors.at(-1) : (innermost as Error)?.cause
+    if (next === undefined || next === null || next === innermost) break
+    innermost = next
+  }
+  return innermost === error ? message(error) : `${message(error)} (${message(innermost)})`
+}

@@ -5,6 +5,7 @@ import type { Config } from '../core/env.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
 import { createKafkaAdmin, ensureTopics, topicMessageLimits } from '../core/kafka-admin.ts'
 import { createPartitionConsumer } from '../core/kafka-consumer.ts'
+import { describeKafkaError } from '../core/kafka-errors.ts'
 import { createBatchProducer } from '../core/kafka-producer.ts'
 import type { KafkaSettings } from '../core/kafka-settings.ts'
 import type { Logger } from '../core/logger.ts'
@@ -74,6 +75,44 @@ export async function prepareClickHouse(
   )
 }
 
+/**
+ * The event topic and the DLQ exist (created if missing). Kafka unreachable at start is retried
+ * like ClickHouse above, so a worker started before its broker (compose, a broker restart) comes
+ * up by itself instead of exiting.
+ */
+async function prepareKafkaTopics(
+  settings: KafkaSettings,
+  names: readonly string[],
+  config: Config,
+  logger: Logger,
+  signal: AbortSignal,
+  backoff: BackoffSettings,
+): Promise<void> {
+  await retryUntil(
+    async () => {
+      const admin = createKafkaAdmin(settings)
+      try {
+        await ensureTopics(
+          admin,
+          names.map((name) => ({ topic: name })),
+          topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+        )
+      } finally {
+        await admin.close()
+      }
+    },
+    {
+      signal,
+      backoff,
+      onFailure: (error, attempt, delayMs) =>
+        logger.warn(
+          { attempt, retryInMs: delayMs, brokers: settings.brokers, error: describeKafkaError(error) },
+          'Kafka not ready: retrying',
+        ),
+    },
+  )
+}
+
 export async function startWorker(
   config: Config,
   logger: Logger,
@@ -109,16 +148,14 @@ export async function startWorker(
   }
   const topic = config.WORKER_TOPIC
 
-  const admin = createKafkaAdmin(kafkaSettings)
-  try {
-    await ensureTopics(
-      admin,
-      [{ topic }, { topic: config.WORKER_DLQ_TOPIC }],
-      topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
-    )
-  } finally {
-    await admin.close()
-  }
+  await prepareKafkaTopics(
+    kafkaSettings,
+    [topic, config.WORKER_DLQ_TOPIC],
+    config,
+    logger,
+    controller.signal,
+    backoff,
+  )
   // Connects on its first dead letter (a send that fails then is retried like any other).
   const producer = createBatchProducer(kafkaSettings)
   const consumer = createPartitionConsumer({

@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { kafkaBrokers } from '../stack/servers.ts'
+import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
+import {
+  countFinal,
+  expectExactCounts,
+  produceEvents,
+  startWorkerFixture,
+  type WorkerFixture,
+  waitFor,
+} from './worker-test-support.ts'
+
+// A worker started before its broker answers (compose starting both, a broker restarting during a
+// deploy) waits for it, as it waits for ClickHouse, instead of exiting: the shared broker behind a
+// fault proxy that refuses connections (nothing listens), then lets them through.
+describe('a worker started while Kafka is unreachable', () => {
+  let fixture: WorkerFixture
+  let proxy: TcpFaultProxy
+
+  beforeAll(async () => {
+    fixture = await startWorkerFixture('worker-kafka-late', 2)
+    const [host, port] = kafkaBrokers().split(',')[0]!.split(':')
+    proxy = await createTcpFaultProxy({ host: host!, port: Number(port) })
+    await proxy.down('refuse')
+  }, 120_000)
+
+  afterAll(async () => {
+    await fixture?.stop()
+    await proxy?.close()
+  }, 120_000)
+
+  it('keeps retrying until the broker answers, then stores what waited, once', async () => {
+    const events = generateConversations({ count: 40, seed: 5150, historyItems: 4 })
+    const sent = await produceEvents(fixture.producer, fixture.codec, fixture.topic, events)
+    const starting = fixture.startWorker(
+      { KAFKA_BROKERS: `127.0.0.1:${proxy.port}` },
+      { backoff: { baseMs: 100, maxMs: 500 } },
+    )
+    const outcome = starting.then(
+      () => 'started',
+      (error: Error) => `failed: ${error.message}`,
+    )
+    // Several attempts' worth of refused connections: still starting, neither started nor failed.
+    expect(await Promise.race([outcome, sleep(4_000).then(() => 'still starting')])).toBe('still starting')
+    await proxy.up()
+    expect(await outcome).toBe('started')
+    await waitFor(
+      () => countFinal(fixture.clickhouse, 'conversations'),
+      (stored) => stored >= events.length,
+      120_000,
+      'conversations stored',
+    )
+    await (await starting).stop()
+    await expectExactCounts(fixture.clickhouse, sent, expect)
+  }, 180_000)
+})
