@@ -121,14 +121,18 @@ export function redactWebhookBody(body: unknown, policy: PiiPolicy, hmacKey: str
       )
     else delete data.url_parameters
   }
-  if (policy.test_reasons !== 'keep' && isObject(data.test_eval_result)) {
-    const result = { ...data.test_eval_result }
-    if (policy.test_reasons === 'drop' || !Array.isArray(result.reasons)) delete result.reasons
-    else
-      result.reasons = result.reasons.flatMap((reason) =>
-        typeof reason === 'string' ? [maskText(reason)] : [],
-      )
-    data.test_eval_result = result
+  if (policy.test_reasons !== 'keep' && data.test_eval_result != null) {
+    if (isObject(data.test_eval_result)) {
+      const result = { ...data.test_eval_result }
+      if (policy.test_reasons === 'drop' || !Array.isArray(result.reasons)) delete result.reasons
+      else
+        result.reasons = result.reasons.flatMap((reason) =>
+          typeof reason === 'string' ? [maskText(reason)] : [],
+        )
+      data.test_eval_result = result
+    }
+    // Not an object: a misfit bound for quarantine, whose text cannot be told from its reasons.
+    else delete data.test_eval_result
   }
   if ((policy.content !== 'keep' || policy.tools !== 'keep') && data.history !== undefined) {
     if (Array.isArray(data.history)) data.history = data.history.map((item) => redactItem(item, policy))

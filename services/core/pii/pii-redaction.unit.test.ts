@@ -228,6 +228,10 @@ describe('redacting a webhook body per field and mode', () => {
     expect(redactWebhookBody(misfit, policy({ test_reasons: 'mask' }), undefined)).toEqual({
       data: { session_id: 's', test_eval_result: { success: true } },
     })
+    const notObject = { data: { session_id: 's', test_eval_result: 'failed: caller +1 415 555 0100' } }
+    expect(redactWebhookBody(notObject, policy({ test_reasons: 'drop' }), undefined)).toEqual({
+      data: { session_id: 's' },
+    })
   })
 
   it('never changes its input', () => {
