@@ -1,7 +1,7 @@
 import { Consumer, type ConsumerGroupJoinPayload, ListOffsetTimestamps } from '@platformatic/kafka'
 import { afterJoin, noOwnership, type Ownership, ownedSince, sameGeneration } from './group-ownership.ts'
 import { type GuardedCommit, guardedCommit } from './guarded-commit.ts'
-import { hasBrokerError } from './kafka-errors.ts'
+import { describeKafkaError, hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import type { Logger } from './logger.ts'
 import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
@@ -142,7 +142,10 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
   // A rejoin that failed (e.g. the broker away): membership is lost until a join succeeds.
   consumer.on('error', (error: Error) => {
     if (stopping) return
-    logger.error({ error: error.message }, 'Kafka consumer lost its group membership: joining again')
+    logger.error(
+      { error: describeKafkaError(error) },
+      'Kafka consumer lost its group membership: joining again',
+    )
     void join().catch(() => {})
   })
 
@@ -156,7 +159,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
         if (Date.now() > deadline) throw error
         const delayMs = options.retryDelayMs(attempt)
         logger.warn(
-          { attempt, retryInMs: delayMs, error: (error as Error).message },
+          { attempt, retryInMs: delayMs, error: describeKafkaError(error) },
           'Kafka group join failed',
         )
         await new Promise((resolve) => setTimeout(resolve, delayMs))
@@ -336,7 +339,7 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
         failures++
         const delayMs = options.retryDelayMs(failures)
         logger.warn(
-          { attempt: failures, retryInMs: delayMs, error: (error as Error).message },
+          { attempt: failures, retryInMs: delayMs, error: describeKafkaError(error) },
           'Kafka fetch failed: retrying',
         )
         await nap(delayMs)
