@@ -1,5 +1,6 @@
 import Fastify, { type FastifyRequest, LogController } from 'fastify'
 import type { EventCodec } from '../core/event-codec.ts'
+import { logThrottle } from '../core/log-throttle.ts'
 import { type Logger, withoutQuery } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import { type PiiRedaction, piiPolicyHeader } from '../core/pii/pii-settings.ts'
@@ -10,7 +11,7 @@ import { classifyWebhook } from './classify-webhook.ts'
 import { badRequest, HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
 import type { IngressMetrics } from './ingress-metrics.ts'
 import { parseJsonBody } from './json-body.ts'
-import { publishFailure } from './publish-failure.ts'
+import { type KindWarning, publishFailure } from './publish-failure.ts'
 import { readBodyBytes } from './request-body-bytes.ts'
 import { toKafkaMessage } from './webhook-message.ts'
 
@@ -18,6 +19,8 @@ import { toKafkaMessage } from './webhook-message.ts'
 // other answer is an HttpError in one JSON shape. No I/O of its own: Kafka, the registry and
 // readiness come in as functions.
 export const webhookRoute = '/webhooks/conversation-complete'
+/** At most one warning per kind of failure (route and status, publish error) in this long. */
+export const troubleLogIntervalMs = 10_000
 const jsonContentTypes = ['application/json', 'application/webhook+json']
 
 export interface IngressDependencies {
@@ -98,6 +101,13 @@ export function buildIngressApp(deps: IngressDependencies) {
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === webhookRoute) metrics.inFlight.inc()
   })
+  // While Kafka is away every request fails alike: one warning per kind per interval, with how
+  // many were held back, instead of one per request (the metrics count each).
+  const throttle = logThrottle(troubleLogIntervalMs)
+  const warnOncePerInterval: KindWarning = (kind, fields, message) => {
+    const heldBack = throttle(kind, Date.now())
+    if (heldBack !== undefined) logger.warn(heldBack > 0 ? { ...fields, heldBack } : fields, message)
+  }
   // The counter of the one answer nearly every request gets, bound once: prom-client would
   // otherwise hash its labels on every request.
   const accepted = metrics.httpRequests.labels({ route: webhookRoute, method: 'POST', status: 202 })
@@ -112,7 +122,7 @@ export function buildIngressApp(deps: IngressDependencies) {
     // The line is built only when it is written (debug is off in production).
     if (status < 500 && !logger.isLevelEnabled('debug')) return
     const line = { method: request.method, url: withoutQuery(request.url), status, ms: reply.elapsedTime }
-    if (status >= 500) logger.warn(line, 'request failed')
+    if (status >= 500) warnOncePerInterval(`${route} ${status}`, line, 'request failed')
     else logger.debug(line, 'request')
   })
 
@@ -181,7 +191,7 @@ export function buildIngressApp(deps: IngressDependencies) {
       try {
         await deps.publish(topic, message)
       } catch (error) {
-        throw publishFailure(error, logger)
+        throw publishFailure(error, warnOncePerInterval)
       }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       if (classified.kind === 'conversation') {

@@ -39,11 +39,20 @@ describe('ingress when Kafka goes away and comes back', () => {
 
   it('answers 503 with Retry-After while Kafka is down, and says so in /readyz', async () => {
     await kafka.stop()
+    const logsBefore = ingress.logs.length
     const responses = await Promise.all(events.slice(20, 40).map(post))
     for (const response of responses) {
       expect(response.status).toBe(503)
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
       expect(((await response.json()) as { error: string }).error).toBe('unavailable')
+    }
+    // Every request fails alike: a warning per kind per interval says so, not one per request.
+    const outageLog = ingress.logs.slice(logsBefore).join('')
+    const lines = (message: string) =>
+      outageLog.split('\n').filter((line) => line.includes(`"msg":"${message}"`))
+    for (const message of ['publish to Kafka failed', 'request failed']) {
+      expect(lines(message).length, message).toBeGreaterThanOrEqual(1)
+      expect(lines(message).length, message).toBeLessThanOrEqual(2)
     }
     const ready = await fetch(`${ingress.url}/readyz`)
     expect(ready.status).toBe(503)
