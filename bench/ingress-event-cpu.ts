@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import avro from 'avsc'
 import { benchBodies } from './ingress-load.ts'
 
-// `[BASE_DIR=<another checkout>] node bench/ingress-event-cpu.ts`: the CPU our own code spends per
+// `[BASE_DIR=<another checkout>] [BENCH_FAST=0] node bench/ingress-event-cpu.ts`: the CPU our own code spends per
 // event, without HTTP or Kafka — body parse, PII hook, validate-and-map, Avro wire encoding,
 // queue size accounting — on the ingress benchmark's bodies, in one process. With BASE_DIR, that
 // checkout's modules and this one's alternate (A, B, B, A, …) so a busy machine's swings hit
@@ -12,8 +12,12 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 6)
 const eventsPerRound = Number(process.env.BENCH_EVENTS ?? 5000)
 const thisDir = fileURLToPath(new URL('..', import.meta.url))
 
-async function pipeline(dir: string) {
+// Unless BENCH_FAST=0, this checkout is also measured with the transcoder's fast path first (services/core/event/json-avro-transcoder.ts): `this+fast` beside `this`, A/B in one run.
+async function pipeline(dir: string, fastPath = false) {
   const load = (path: string) => import(`${dir}/${path}`)
+  const { transcodeConversation } = fastPath
+    ? await load('services/core/event/json-avro-transcoder.ts')
+    : { transcodeConversation: undefined }
   const { parseJsonBody } = await load('services/ingress/json-body.ts')
   const { classifyWebhook } = await load('services/ingress/classify-webhook.ts')
   const { toKafkaMessage } = await load('services/ingress/webhook-message.ts')
@@ -32,18 +36,27 @@ async function pipeline(dir: string) {
   let next = 0
   return async function oneEvent() {
     const raw = bodies[next++ % bodies.length]!
-    const parsed = parseJsonBody(raw)
     const redaction = pii('bench')
-    const body = redaction ? redaction.redact(parsed) : parsed
     const receivedAt = Date.now()
-    // (A checkout before the one walk took the body alone: the second argument is then ignored.)
-    const classified = classifyWebhook(body, { source: 'bench', receivedAt })
+    // The fast path, when measured and no PII policy applies; it declines what it is not sure of.
+    const fast =
+      transcodeConversation && !redaction
+        ? transcodeConversation(raw, { source: 'bench', receivedAt })
+        : undefined
+    let classified = fast && { kind: 'conversation', sessionId: fast.sessionId, avro: fast.avro }
+    if (!classified) {
+      const parsed = parseJsonBody(raw)
+      const body = redaction ? redaction.redact(parsed) : parsed
+      // (A checkout before the one walk took the body alone: the second argument is then ignored.)
+      classified = classifyWebhook(body, { source: 'bench', receivedAt })
+    }
     const { message } = await toKafkaMessage(classified, raw, 'bench', receivedAt, codec)
     return messageBytes(message)
   }
 }
 
 const candidates: Record<string, () => Promise<number>> = { this: await pipeline(thisDir) }
+if (process.env.BENCH_FAST !== '0') candidates['this+fast'] = await pipeline(thisDir, true)
 if (process.env.BASE_DIR) candidates.base = await pipeline(process.env.BASE_DIR)
 const names = Object.keys(candidates)
 

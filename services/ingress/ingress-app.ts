@@ -1,4 +1,5 @@
 import Fastify, { type FastifyRequest, LogController } from 'fastify'
+import { transcodeConversation } from '../core/event/json-avro-transcoder.ts'
 import type { EventCodec } from '../core/event-codec.ts'
 import { logThrottle } from '../core/log-throttle.ts'
 import { type Logger, withoutQuery } from '../core/logger.ts'
@@ -7,7 +8,7 @@ import { type PiiRedaction, piiPolicyHeader } from '../core/pii/pii-settings.ts'
 import { topics } from '../core/topics.ts'
 import { type WebhookSecret, webhookSecretMatcher } from '../core/webhook-secrets.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
-import { classifyWebhook } from './classify-webhook.ts'
+import { type Classified, classifyWebhook } from './classify-webhook.ts'
 import { badRequest, HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
 import type { IngressMetrics } from './ingress-metrics.ts'
 import { parseJsonBody } from './json-body.ts'
@@ -151,11 +152,20 @@ export function buildIngressApp(deps: IngressDependencies) {
     const receivedAt = Date.now()
     const rawBody = request.body as Buffer | undefined
     if (!rawBody) throw new HttpError(415, 'unsupported_media_type', 'a JSON body is required')
-    const parsed = parseJsonBody(rawBody)
+    const ingest = { source: request.source!, receivedAt }
     // PII goes before anything is validated, stored or logged; a source that keeps everything skips this.
     const pii = deps.piiRedaction?.(request.source!)
-    const body = pii ? pii.redact(parsed) : parsed
-    const classified = classifyWebhook(body, { source: request.source!, receivedAt })
+    // A conversation of such a source is transcoded from its bytes (no JSON.parse, no objects);
+    // anything the transcoder is not sure of takes the parse-and-walk path, which alone refuses.
+    const fast = pii ? undefined : transcodeConversation(rawBody, ingest)
+    let body: unknown
+    let classified: Classified
+    if (fast) classified = { kind: 'conversation', ...fast }
+    else {
+      const parsed = parseJsonBody(rawBody)
+      body = pii ? pii.redact(parsed) : parsed
+      classified = classifyWebhook(body, ingest)
+    }
     const codec = deps.codec()
     if (!codec)
       throw unavailable(

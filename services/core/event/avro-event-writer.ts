@@ -204,3 +204,82 @@ export function compileAvroWriter(schema: AvroTypeSchema): {
     },
   }
 }
+
+// Primitives for writing Avro straight from a JSON body's bytes (json-avro-transcoder.ts): the
+// bytes are those of the writers above for the same values.
+
+/** Where the next byte goes. */
+export function writingAt(): number {
+  return position
+}
+
+/** A string given as its UTF-8 bytes `source[start..end)`: its byte length, then the bytes. */
+export function writeUtf8Bytes(source: Buffer, start: number, end: number): void {
+  const length = end - start
+  writeLong(length)
+  ensure(length)
+  if (length <= 64) {
+    // A native copy costs more than a loop for short strings (ids, roles, timestamps, short texts).
+    const target = buffer
+    let at = position
+    for (let index = start; index < end; index++) target[at++] = source[index]!
+    position = at
+    return
+  }
+  position += (source as Buffer).copy(buffer, position, start, end)
+}
+
+/** The buffer to write `length` bytes into at writingAt() (then skip(length)), for writers of their own. */
+export function room(length: number): Buffer {
+  ensure(length)
+  return buffer
+}
+
+export function skip(length: number): void {
+  position += length
+}
+
+/** One byte kept for a block's item count, known only once its items are written (placeCount). */
+export function reserveCount(): number {
+  ensure(1)
+  return position++
+}
+
+/** The item count at `at` (kept by reserveCount), the items after it moved on if it needs more bytes. */
+export function placeCount(at: number, count: number): void {
+  let size = 1
+  for (let zigZag = count * 2; zigZag >= 128; zigZag = Math.floor(zigZag / 128)) size++
+  const end = position
+  if (size > 1) {
+    ensure(size - 1 + 10) // keeps what is written up to end; writeLong below then needs no room
+    buffer.copyWithin(at + size, at + 1, end)
+  }
+  position = at
+  writeLong(count)
+  position = end + size - 1
+}
+
+let reorderScratch: Buffer = Buffer.allocUnsafe(0)
+
+/**
+ * The fields written from `start` as segments in any order, rewritten in field order:
+ * field i is `[starts[i], ends[i])`. The bytes between segments that no field names are dropped.
+ */
+export function rewriteInFieldOrder(
+  start: number,
+  starts: Int32Array,
+  ends: Int32Array,
+  count: number,
+): void {
+  const length = position - start
+  if (reorderScratch.length < length)
+    reorderScratch = Buffer.allocUnsafe(Math.max(length, 2 * reorderScratch.length))
+  buffer.copy(reorderScratch, 0, start, position)
+  position = start
+  for (let index = 0; index < count; index++) {
+    const from = starts[index]! - start
+    const to = ends[index]! - start
+    reorderScratch.copy(buffer, position, from, to)
+    position += to - from
+  }
+}

@@ -28,8 +28,18 @@ const monthDays = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 const daysInMonth = (year: number, month: number): number =>
   month === 2 && isLeapYear(year) ? 29 : monthDays[month]!
 
+/**
+ * Text read by its character codes: a string, or a view of a JSON body's bytes whose toString()
+ * is their Latin-1 text (json-avro-transcoder.ts: no string is made for the common form). Past
+ * the end, charCodeAt gives NaN, as a string's does.
+ */
+export interface CharCodes {
+  readonly length: number
+  charCodeAt(index: number): number
+}
+
 /** The value of two ASCII digits at `at`, or -1 when either is not one. */
-function twoDigits(text: string, at: number): number {
+function twoDigits(text: CharCodes, at: number): number {
   const tens = text.charCodeAt(at) - 48
   const ones = text.charCodeAt(at + 1) - 48
   return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1
@@ -44,7 +54,7 @@ const safeLastYear = 2298
  * when it is that form and storable, NaN when the full check must decide (another form, or
  * anything wrong). It never accepts what the full check refuses.
  */
-export function commonFormEpochMs(text: string, wantEpoch: boolean): number {
+export function commonFormEpochMs(text: CharCodes, wantEpoch: boolean): number {
   const length = text.length
   if (length < 20 || length > 35) return Number.NaN
   const century = twoDigits(text, 0)
@@ -105,9 +115,9 @@ export function checkTimestamp(text: string): TimestampCheck {
 }
 
 /** What is wrong with a timestamp, or undefined when it is storable (no allocation then). */
-export function timestampProblem(text: string): string | undefined {
+export function timestampProblem(text: string | CharCodes): string | undefined {
   if (!Number.isNaN(commonFormEpochMs(text, false))) return undefined
-  const check = checkTimestampFully(text)
+  const check = checkTimestampFully(String(text))
   return check.ok ? undefined : check.problem
 }
 

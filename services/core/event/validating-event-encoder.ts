@@ -1,7 +1,6 @@
 import { wireHeaderBytes } from '../event-codec.ts'
 import {
   compileWrite,
-  safeLong,
   startWriting,
   writeBoolean,
   writeDouble,
@@ -13,15 +12,8 @@ import {
 import { type AvroRecord, type IngestMetadata, withIngest } from './event-record.ts'
 import type { AvroRecordSchema, AvroTypeSchema, ShapeType } from './event-schema.ts'
 import { eventAvroSchema, eventShape, extraFieldsField, type ingestFields } from './event-schema.ts'
-import {
-  isPlainObject,
-  keyCount,
-  type Problem,
-  unknownFields,
-  uuidPattern,
-  validateToAvro,
-} from './event-validation.ts'
-import { timestampProblem } from './storable-timestamp.ts'
+import { isPlainObject, keyCount, type Problem, unknownFields, validateToAvro } from './event-validation.ts'
+import { doubleFits, longFits, timestampFits, uuidFits } from './scalar-fits.ts'
 
 // The ingress's one walk per event: each field of a ConversationComplete payload is checked and
 // its Avro bytes written straight into a reusable buffer, in the same step, by code generated per
@@ -36,7 +28,7 @@ type RecordShape = ShapeType & { kind: 'record' }
 type CheckWrite = (value: unknown, ingest?: IngestMetadata) => boolean
 
 // Where the top-level ingestion fields come from.
-const ingestProperty: Record<(typeof ingestFields)[number], keyof IngestMetadata> = {
+export const ingestProperty: Record<(typeof ingestFields)[number], keyof IngestMetadata> = {
   source: 'source',
   received_at: 'receivedAt',
 }
@@ -54,15 +46,16 @@ function recordSchemaOf(type: AvroTypeSchema): AvroRecordSchema {
 interface Helpers {
   isPlainObject: typeof isPlainObject
   keyCount: typeof keyCount
-  uuidPattern: RegExp
-  timestampProblem: typeof timestampProblem
+  uuidFits: typeof uuidFits
+  timestampFits: typeof timestampFits
+  doubleFits: typeof doubleFits
+  longFits: typeof longFits
   extraJson: (value: Record<string, unknown>, known: ReadonlySet<string>) => string | null | false
   writeLong: typeof writeLong
   writeString: typeof writeString
   writeDouble: typeof writeDouble
   writeBoolean: typeof writeBoolean
   writeUnionBranch: typeof writeUnionBranch
-  safeLong: number
   records: CheckWrite[]
   ingestWriters: Record<string, (value: unknown) => void>
   knownSets: ReadonlySet<string>[]
@@ -82,15 +75,16 @@ class Generator {
   readonly helpers: Helpers = {
     isPlainObject,
     keyCount,
-    uuidPattern,
-    timestampProblem,
+    uuidFits,
+    timestampFits,
+    doubleFits,
+    longFits,
     extraJson,
     writeLong,
     writeString,
     writeDouble,
     writeBoolean,
     writeUnionBranch,
-    safeLong,
     records: [],
     ingestWriters: {},
     knownSets: [],
@@ -105,23 +99,20 @@ class Generator {
       case 'string': {
         const format =
           shape.format === 'uuid'
-            ? ` || !uuidPattern.test(${expr})`
+            ? ` || !uuidFits(${expr})`
             : shape.format === 'date-time'
-              ? ` || timestampProblem(${expr}) !== undefined`
+              ? ` || !timestampFits(${expr})`
               : ''
         return [`if (typeof ${expr} !== 'string'${format}) return false`, `writeString(${expr})`]
       }
       case 'double':
         return [
-          `if (typeof ${expr} !== 'number' || !Number.isFinite(${expr})) return false`,
+          `if (typeof ${expr} !== 'number' || !doubleFits(${expr})) return false`,
           `writeDouble(${expr})`,
         ]
       case 'long':
         // A number the validation takes but the writer refuses also falls back (and fails there alike).
-        return [
-          `if (typeof ${expr} !== 'number' || ${expr} % 1 !== 0 || ${expr} < -safeLong || ${expr} > safeLong) return false`,
-          `writeLong(${expr})`,
-        ]
+        return [`if (typeof ${expr} !== 'number' || !longFits(${expr})) return false`, `writeLong(${expr})`]
       case 'boolean':
         return [`if (typeof ${expr} !== 'boolean') return false`, `writeBoolean(${expr})`]
       case 'record':
@@ -263,11 +254,20 @@ function copyOut(buffer: Buffer, end: number): Buffer {
  * any way (then validateToAvro says how) or the writer would refuse it.
  */
 export function encodeFittingEvent(payload: unknown, ingest: IngestMetadata): Buffer | undefined {
+  return writeMessage(() => checkWriteEvent(payload, ingest))
+}
+
+/**
+ * What `write` writes (with the avro-event-writer functions) as a new Buffer after
+ * wireHeaderBytes left for the wire header, or undefined when it returns false. The reusable
+ * buffer of the one walk, shared with json-avro-transcoder.ts (writing is synchronous).
+ */
+export function writeMessage(write: () => boolean): Buffer | undefined {
   startWriting(scratch, wireHeaderBytes)
-  const fits = checkWriteEvent(payload, ingest)
+  const done = write()
   const { buffer, end } = written()
   scratch = buffer // a larger one, if the event did not fit
-  return fits ? copyOut(buffer, end) : undefined
+  return done ? copyOut(buffer, end) : undefined
 }
 
 const writeRecord = compileWrite(eventAvroSchema)
