@@ -83,7 +83,7 @@ export async function prepareClickHouse(
 async function prepareKafkaTopics(
   settings: KafkaSettings,
   names: readonly string[],
-  config: Config,
+  maxMessageBytes: number,
   logger: Logger,
   signal: AbortSignal,
   backoff: BackoffSettings,
@@ -95,7 +95,7 @@ async function prepareKafkaTopics(
         await ensureTopics(
           admin,
           names.map((name) => ({ topic: name })),
-          topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+          maxMessageBytes,
         )
       } finally {
         await admin.close()
@@ -151,7 +151,7 @@ export async function startWorker(
   await prepareKafkaTopics(
     kafkaSettings,
     [topic, config.WORKER_DLQ_TOPIC],
-    config,
+    topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
     logger,
     controller.signal,
     backoff,
