@@ -26,6 +26,10 @@ const envSchema = z.object({
   PII_POLICY: z.string().default(''),
   /** Secret key of the phone-number HMAC (phone=hmac); never logged. */
   PII_HMAC_KEY: z.string().optional(),
+  /** Key of the erasure audit's selector hash (`forget`); unset: PII_HMAC_KEY, else a local secret. Never logged. */
+  ERASURE_HMAC_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** How long Kafka keeps the pipeline's topics (set when they are created): erased callers' raw events last this long. */
+  KAFKA_RETENTION_HOURS: positiveInt.default(168),
   INGRESS_HOST: z.string().default('0.0.0.0'),
   INGRESS_PORT: port.default(8080),
   INGRESS_BODY_LIMIT_BYTES: positiveInt.default(defaultBodyLimitBytes),

@@ -10,6 +10,7 @@ import { createBatchProducer } from '../core/kafka-producer.ts'
 import type { KafkaSettings } from '../core/kafka-settings.ts'
 import type { Logger } from '../core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
+import { retentionSpec } from '../core/topic-creation.ts'
 import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.ts'
 import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
@@ -85,6 +86,7 @@ async function prepareKafkaTopics(
   settings: KafkaSettings,
   names: readonly string[],
   maxMessageBytes: number,
+  retentionHours: number,
   logger: Logger,
   signal: AbortSignal,
   backoff: BackoffSettings,
@@ -95,7 +97,7 @@ async function prepareKafkaTopics(
       try {
         await ensureTopics(
           admin,
-          names.map((name) => ({ topic: name })),
+          names.map((name) => retentionSpec(name, retentionHours)),
           maxMessageBytes,
         )
       } finally {
@@ -181,6 +183,7 @@ export async function startWorker(
       kafkaSettings,
       [topic, config.WORKER_DLQ_TOPIC],
       topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+      config.KAFKA_RETENTION_HOURS,
       logger,
       controller.signal,
       backoff,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { registerAuthCommand } from './auth.ts'
+import { registerForgetCommand } from './forget.ts'
 import { registerMigrateCommand } from './migrate.ts'
 import { registerQueryCommand } from './query.ts'
 import { registerReplayCommand } from './replay.ts'
@@ -16,6 +17,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerMigrateCommand,
   registerReplayCommand,
   registerQueryCommand,
+  registerForgetCommand,
 ]
 
 export function registerCommands(program: Command): void {
