@@ -143,6 +143,8 @@ function filesUnder(dir: string): string[] {
 const exampleEnv = parseEnvFile(read('.env.example'))
 // Settings of .env.example the containers need not be given: their defaults fit inside a container.
 const defaultsFitContainers = new Set([
+  'ERASURE_HMAC_KEY', // read by `forget` only, never by the ingress or the worker
+  'KAFKA_RETENTION_HOURS', // 7 days fits a container as anywhere
   'KAFKA_CLIENT_ID',
   'CLICKHOUSE_DATA_DIR', // embedded engine only; the compose stack runs a ClickHouse server
   'INGRESS_HOST', // 0.0.0.0 already
