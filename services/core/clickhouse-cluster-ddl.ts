@@ -445,12 +445,13 @@ export class ClusterDdl {
     if (!/\bFROM\s+system\.\w+/i.test(codeMask(text))) return text
     return text.replace(/'((?:[^'\\]|\\.)*)'/g, (literal, value: string) => {
       if (this.catalog.get(value) === 'sharded') return `'${this.local(value)}'`
-      const engine = /^([A-Za-z]*MergeTree)(\(\)?)?/.exec(value)
+      // An engine name or pattern (ReplacingMergeTree(version…, MergeTree%), not a message that names one.
+      const engine = /^([A-Za-z]*MergeTree)(\(\)?|(?=%|$))/.exec(value)
       if (!engine || !replicableEngines.has(engine[1]!)) return literal
-      const [name, paren] = [engine[1]!, engine[2]]
+      const [name, paren] = [engine[1]!, engine[2]!]
       // engine_full of a Replicated table starts with its Keeper path and replica name.
       const args = paren === '()' ? '(%)' : paren === '(' ? '(%, %, ' : ''
-      return `'Replicated${name}${args}${value.slice(name.length + (paren?.length ?? 0))}'`
+      return `'Replicated${name}${args}${value.slice(name.length + paren.length)}'`
     })
   }
 }
