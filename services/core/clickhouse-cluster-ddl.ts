@@ -4,7 +4,9 @@
 //
 // The layout: each base table and feed of the migrations becomes `<table>_local` on every node
 // (Replicated* engine, or Null for a feed) and, under its contract name, a Distributed table over
-// those, so users' SQL, the views and the dashboards read the whole cluster unchanged. Writes go
+// those, so users' SQL, the views and the dashboards read the whole cluster unchanged. A table
+// without a session_id column (an audit, a list) cannot be sharded by conversation: it is kept
+// whole on every node under its own name. Writes go
 // through the Distributed tables, which place each row on the shard of cityHash64(session_id): every
 // row of a conversation, every delivery of it and its tombstones land on one shard, so
 // ReplacingMergeTree's FINAL per shard is FINAL of the cluster, and a write split across shards is
@@ -24,8 +26,13 @@ export class ClusterDdlError extends Error {
   override name = 'ClusterDdlError'
 }
 
-/** What a name of the migrations is in the cluster. */
-export type TableKind = 'sharded' | 'view' | 'materialized-view'
+/**
+ * What a name of the migrations is in the cluster: `sharded`, a table with a session_id column
+ * (<name>_local on every shard, a Distributed table under the name); `replicated`, a table without
+ * one (small bookkeeping such as an audit: the whole table on every node, one Keeper path for all,
+ * read and written under its own name); or a view.
+ */
+export type TableKind = 'sharded' | 'replicated' | 'view' | 'materialized-view'
 export type Catalog = ReadonlyMap<string, TableKind>
 
 export const localSuffix = '_local'
@@ -36,6 +43,8 @@ export const shardingKey = 'cityHash64(session_id)'
  * create) keeps the Keeper path right across EXCHANGE and RENAME, which move names, not paths.
  */
 export const replicatedArguments = "'/clickhouse/tables/{uuid}/{shard}', '{replica}'"
+/** A table on every node: one path for the whole cluster, a replica name unique in it. */
+export const everywhereArguments = "'/clickhouse/tables/{uuid}/all', '{shard}-{replica}'"
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
 const replicableEngines = new Set([
@@ -150,6 +159,7 @@ export class ClusterDdl {
     if (/^RENAME TABLE\b/.test(head)) return this.rename(text)
     if (/^DROP (TABLE|VIEW)\b/.test(head)) return this.drop(text)
     if (/^INSERT INTO\b/.test(head)) return this.insertSelect(text)
+    if (/^TRUNCATE TABLE\b/.test(head)) return this.truncate(text)
     if (/^SELECT\b/.test(head)) return [this.check(text)]
     throw new ClusterDdlError(`cluster mode does not know this kind of statement: ${excerpt(text)}`)
   }
@@ -192,21 +202,20 @@ export class ClusterDdl {
       throw new ClusterDdlError(`${this.name(table)} exists already: ${excerpt(text)}`)
     let rest = afterKeyword.trim().slice(this.name(table).length).trim()
     let structure: string
+    let kind: TableKind
     if (rest.startsWith('(')) {
       const close = closingParen(rest, 0)
       const columns = rest.slice(1, close)
-      if (!splitTopLevel(columns).some((column) => /^session_id\s/.test(column)))
-        throw new ClusterDdlError(
-          `${this.name(table)} has no session_id column: cluster mode shards every table by ${shardingKey}`,
-        )
+      kind = splitTopLevel(columns).some((column) => /^session_id\s/.test(column)) ? 'sharded' : 'replicated'
       structure = rest.slice(0, close + 1)
       rest = rest.slice(close + 1).trim()
     } else if (/^AS\s/i.test(rest)) {
       rest = rest.slice(2).trim()
       const source = this.tableName(rest, 'the table to copy the structure of')
-      if (this.kindOf(source, text) !== 'sharded')
+      kind = this.kindOf(source, text)
+      if (kind !== 'sharded' && kind !== 'replicated')
         throw new ClusterDdlError(`CREATE TABLE … AS ${this.name(source)}: not a table: ${excerpt(text)}`)
-      structure = `AS ${this.name(this.local(source))}`
+      structure = `AS ${this.name(kind === 'sharded' ? this.local(source) : source)}`
       rest = rest.slice(this.name(source).length).trim()
     } else {
       throw new ClusterDdlError(`CREATE TABLE without a column list or AS <table>: ${excerpt(text)}`)
@@ -220,6 +229,10 @@ export class ClusterDdl {
     let engineClause: string
     let tail: string
     if (engineName === 'Null') {
+      if (kind !== 'sharded')
+        throw new ClusterDdlError(
+          `${this.name(table)}: a Null feed needs a session_id column, the key its rows are sent to a shard by`,
+        )
       engineClause = 'ENGINE = Null'
       tail = rest.slice(engine[0].length - (engine[2] ? 1 : 0)).trim()
       if (engine[2]) tail = tail.slice(closingParen(tail, 0) + 1).trim()
@@ -231,7 +244,8 @@ export class ClusterDdl {
         args = tail.slice(1, close).trim()
         tail = tail.slice(close + 1).trim()
       }
-      engineClause = `ENGINE = Replicated${engineName}(${replicatedArguments}${args ? `, ${args}` : ''})`
+      const where = kind === 'sharded' ? replicatedArguments : everywhereArguments
+      engineClause = `ENGINE = Replicated${engineName}(${where}${args ? `, ${args}` : ''})`
     } else {
       throw new ClusterDdlError(
         `engine ${engineName} has no cluster form here (MergeTree family or Null): ${excerpt(text)}`,
@@ -239,11 +253,11 @@ export class ClusterDdl {
     }
     // Replicated tables deduplicate inserts by their own window; the non-replicated one means nothing.
     tail = tail.replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window')
-    this.catalog.set(table, 'sharded')
-    return [
-      `CREATE TABLE ${ifNotExists}${this.name(this.local(table))} ${this.onCluster} ${structure}\n${engineClause}${tail ? `\n${tail}` : ''}`,
-      this.distributedTable(table, `CREATE TABLE ${ifNotExists}`.trim()),
-    ]
+    this.catalog.set(table, kind)
+    const stored = kind === 'sharded' ? this.local(table) : table
+    const create = `CREATE TABLE ${ifNotExists}${this.name(stored)} ${this.onCluster} ${structure}\n${engineClause}${tail ? `\n${tail}` : ''}`
+    if (kind === 'replicated') return [create]
+    return [create, this.distributedTable(table, `CREATE TABLE ${ifNotExists}`.trim())]
   }
 
   /** `CREATE [OR REPLACE] [MATERIALIZED] VIEW [IF NOT EXISTS] <db.name>` and the text after the name. */
@@ -277,7 +291,8 @@ export class ClusterDdl {
         `a materialized view needs TO <table> in cluster mode (no inner table): ${excerpt(text)}`,
       )
     const target = this.tableName(rest.slice(to[0].length), 'the view target')
-    if (this.kindOf(target, text) !== 'sharded')
+    const targetKind = this.kindOf(target, text)
+    if (targetKind !== 'sharded' && targetKind !== 'replicated')
       throw new ClusterDdlError(`materialized view ${this.name(table)} writes into a view: ${excerpt(text)}`)
     const query = rest.slice(to[0].length).trim().slice(this.name(target).length).trim()
     if (!/^AS\s/i.test(query))
@@ -290,16 +305,17 @@ export class ClusterDdl {
           `materialized view ${this.name(table)} reads ${name} without its database: name it ${this.layout.database}.${name}`,
         )
     const localQuery = this.replaceNames(query, (name) => {
-      if (this.kindOf(name, text) !== 'sharded')
+      const kind = this.kindOf(name, text)
+      if (kind === 'replicated') return this.name(name)
+      if (kind !== 'sharded')
         throw new ClusterDdlError(
           `materialized view ${this.name(table)} reads the view ${this.name(name)}: read its tables`,
         )
       return this.name(this.local(name))
     })
     this.catalog.set(table, 'materialized-view')
-    return [
-      `${prefix} ${this.name(table)} ${this.onCluster} TO ${this.name(this.local(target))} ${localQuery}`,
-    ]
+    const into = targetKind === 'sharded' ? this.local(target) : target
+    return [`${prefix} ${this.name(table)} ${this.onCluster} TO ${this.name(into)} ${localQuery}`]
   }
 
   /** Every `<database>.<name>` outside string literals, replaced. */
@@ -321,7 +337,7 @@ export class ClusterDdl {
     const kind = this.kindOf(table, text)
     if (kind === 'materialized-view')
       throw new ClusterDdlError(`ALTER of a materialized view: drop and create it again: ${excerpt(text)}`)
-    if (kind === 'view') return [`ALTER TABLE ${this.name(table)} ${this.onCluster} ${after}`]
+    if (kind !== 'sharded') return [`ALTER TABLE ${this.name(table)} ${this.onCluster} ${after}`]
     const { body, settings } = withoutSettings(after)
     const commands = splitTopLevel(body)
     const distributedCommands = commands.filter((command) => {
@@ -414,6 +430,21 @@ export class ClusterDdl {
     return [drop(table)]
   }
 
+  /** The rows are in the local tables; a Distributed table holds none. */
+  private truncate(text: string): string[] {
+    const match = /^TRUNCATE\s+TABLE\s+(IF\s+EXISTS\s+)?/i.exec(text)!
+    const table = this.tableName(text.slice(match[0].length), 'the truncated table')
+    if (text.slice(match[0].length).trim() !== this.name(table))
+      throw new ClusterDdlError(`cannot read this TRUNCATE: ${excerpt(text)}`)
+    const kind = this.kindOf(table, text)
+    if (kind !== 'sharded' && kind !== 'replicated')
+      throw new ClusterDdlError(`TRUNCATE of a view: ${excerpt(text)}`)
+    const ifExists = match[1] ? 'IF EXISTS ' : ''
+    return [
+      `TRUNCATE TABLE ${ifExists}${this.name(kind === 'sharded' ? this.local(table) : table)} ${this.onCluster}`,
+    ]
+  }
+
   /**
    * INSERT … SELECT into a Distributed table returns once the shards hold the rows. A plain copy of
    * one sharded table into another (a rebuild) runs on each shard from its local table into its local
@@ -423,17 +454,23 @@ export class ClusterDdl {
   private insertSelect(text: string): string[] {
     const match = /^INSERT\s+INTO\s+/i.exec(text)!
     const table = this.tableName(text.slice(match[0].length), 'the insert target')
-    if (this.kindOf(table, text) !== 'sharded')
+    const kind = this.kindOf(table, text)
+    if (kind !== 'sharded' && kind !== 'replicated')
       throw new ClusterDdlError(`INSERT into ${this.name(table)}, which is not a table: ${excerpt(text)}`)
     const { body, settings } = withoutSettings(text)
     const select = /\bSELECT\b/i.exec(codeMask(body))
     if (!select) throw new ClusterDdlError(`INSERT without SELECT in a migration: ${excerpt(text)}`)
+    // Into a table on every node: one insert, which replication carries to the others.
+    if (kind === 'replicated') return [text]
     const copy = new RegExp(`^SELECT\\s+\\*\\s+FROM\\s+${this.layout.database}\\.(\\w+)$`, 'i').exec(
       body.slice(select.index).trim(),
     )
     const copiesShards = copy !== null && this.kindOf(copy[1]!, text) === 'sharded'
     const added = ['distributed_foreground_insert = 1']
-    if (copiesShards) added.push('parallel_distributed_insert_select = 2')
+    // A join or IN over a second sharded table reads it whole (GLOBAL), not one shard's part of it.
+    added.push(
+      copiesShards ? 'parallel_distributed_insert_select = 2' : "distributed_product_mode = 'global'",
+    )
     return [`${body}\nSETTINGS ${[settings, ...added].filter(Boolean).join(', ')}`]
   }
 

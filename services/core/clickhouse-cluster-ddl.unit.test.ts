@@ -266,7 +266,7 @@ describe('the decisions of the cluster form', () => {
       ),
     ).toBe(
       `INSERT INTO ${db}.agent_latency_minute SELECT agent_id, max(version) FROM ${db}.conversations FINAL GROUP BY agent_id ` +
-        'SETTINGS distributed_foreground_insert = 1',
+        "SETTINGS distributed_foreground_insert = 1, distributed_product_mode = 'global'",
     )
   })
 
@@ -282,6 +282,44 @@ describe('the decisions of the cluster form', () => {
     )
     const data = `SELECT throwIf(count() > 0) FROM ${db}.conversations WHERE agent_id = 'conversations'`
     expect(afterMigrations().translate(data)).toEqual([data])
+  })
+
+  it('a table without session_id is kept whole on every node under its own name, written once', () => {
+    const ddl = new ClusterDdl(layout, new Map([['feed', 'sharded']]) as Catalog)
+    expect(
+      ddl
+        .translate(`CREATE TABLE IF NOT EXISTS ${db}.audit (id UUID, version UInt64)
+          ENGINE = ReplacingMergeTree(version) ORDER BY id`)
+        .map(one),
+    ).toEqual([
+      `CREATE TABLE IF NOT EXISTS ${db}.audit ON CLUSTER va_cluster (id UUID, version UInt64) ` +
+        "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{uuid}/all', '{shard}-{replica}', version) ORDER BY id",
+    ])
+    expect(ddl.tables.get('audit')).toBe('replicated')
+    expect(ddl.translate(`ALTER TABLE ${db}.audit ADD COLUMN note String`).map(one)).toEqual([
+      `ALTER TABLE ${db}.audit ON CLUSTER va_cluster ADD COLUMN note String`,
+    ])
+    const insert = `INSERT INTO ${db}.audit SELECT generateUUIDv4(), 1`
+    expect(ddl.translate(insert)).toEqual([insert])
+    // A view on each shard may write its share into it: replication gathers the shares everywhere.
+    expect(
+      one(
+        ddl.translate(
+          `CREATE MATERIALIZED VIEW ${db}.audit_mv TO ${db}.audit AS SELECT 1 FROM ${db}.feed`,
+        )[0]!,
+      ),
+    ).toBe(
+      `CREATE MATERIALIZED VIEW ${db}.audit_mv ON CLUSTER va_cluster TO ${db}.audit AS SELECT 1 FROM ${db}.feed_local`,
+    )
+    expect(ddl.translate(`DROP TABLE IF EXISTS ${db}.audit`).map(one)).toEqual([
+      `DROP TABLE IF EXISTS ${db}.audit ON CLUSTER va_cluster`,
+    ])
+  })
+
+  it('TRUNCATE empties the local tables', () => {
+    expect(afterMigrations().translate(`TRUNCATE TABLE IF EXISTS ${db}.campaign_items`).map(one)).toEqual([
+      `TRUNCATE TABLE IF EXISTS ${db}.campaign_items_local ON CLUSTER va_cluster`,
+    ])
   })
 
   it('the 0004 rebuild in cluster form: copy per shard, exchange of local tables, Distributed tables remade', () => {
@@ -307,10 +345,11 @@ describe('statements the cluster form refuses, with the reason', () => {
       /does not know this kind/,
     ],
     [
-      'a table without session_id',
-      `CREATE TABLE ${db}.totals (agent_id String) ENGINE = MergeTree ORDER BY agent_id`,
-      /no session_id column/,
+      'a Null feed without session_id',
+      `CREATE TABLE ${db}.f (agent_id String) ENGINE = Null`,
+      /a Null feed needs a session_id column/,
     ],
+    ['a TRUNCATE of a view', `TRUNCATE TABLE ${db}.campaigns`, /TRUNCATE of a view/],
     [
       'an engine with no cluster form',
       `CREATE TABLE ${db}.m (session_id String) ENGINE = Memory`,
