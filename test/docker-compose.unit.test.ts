@@ -372,7 +372,7 @@ describe('docker-compose.yml, profile cluster (deploy/clickhouse-cluster/)', () 
     }
   })
 
-  it('gives each shard the cluster file and macros of its own: distinct shard and replica names', () => {
+  it('gives each shard the cluster file, the query profile and macros of its own: distinct shard and replica names', () => {
     const macros = shards.map((shard) => {
       expect(mountOf(shard, '/etc/clickhouse-server/config.d/cluster.xml')).toBe(
         './deploy/clickhouse-cluster/cluster.xml',
@@ -380,6 +380,9 @@ describe('docker-compose.yml, profile cluster (deploy/clickhouse-cluster/)', () 
       const file = mountOf(shard, '/etc/clickhouse-server/config.d/macros.xml')
       expect(file, `${shard} mounts its macros`).toBeDefined()
       const text = read(file!)
+      expect(mountOf(shard, '/etc/clickhouse-server/users.d/query-profile.xml')).toBe(
+        './deploy/clickhouse-cluster/query-profile.xml',
+      )
       expect(xmlValues(text, 'replica'), file).toEqual([shard])
       return xmlValues(text, 'shard')[0]
     })

@@ -79,6 +79,10 @@ describe.skipIf(notRunBecause !== undefined)(`cluster mode on Keeper and two sha
               source: config(`macros-shard${shard}.xml`),
               target: '/etc/clickhouse-server/config.d/macros.xml',
             },
+            {
+              source: config('query-profile.xml'),
+              target: '/etc/clickhouse-server/users.d/query-profile.xml',
+            },
           ])
           .withExposedPorts(8123)
           .withWaitStrategy(Wait.forHttp('/ping', 8123).forStatusCode(200))
@@ -143,10 +147,17 @@ describe.skipIf(notRunBecause !== undefined)(`cluster mode on Keeper and two sha
     expect(await count(client, `SELECT count() AS n FROM ${table} FINAL`)).toBe(conversations)
   })
 
-  it('answers the views over the cluster', async () => {
+  it("answers the views, and users' joins of two Distributed tables (query-profile.xml), over the cluster", async () => {
     expect(
       await count(client, `SELECT count() AS n FROM ${database}.agent_latency_per_minute`),
     ).toBeGreaterThan(0)
+    expect(
+      await count(
+        client,
+        `SELECT count() AS n FROM ${database}.conversation_items AS item FINAL
+          JOIN ${database}.conversations AS conversation FINAL USING session_id`,
+      ),
+    ).toBe(written.conversation_items.length)
     expect(await count(client, `SELECT sum(calls) AS n FROM ${database}.campaigns`)).toBe(
       written.campaign_items.length,
     )
