@@ -124,12 +124,15 @@ function withoutSettings(text: string): { body: string; settings: string | undef
   return { body: text.slice(0, found).trim(), settings: text.slice(found + 'SETTINGS'.length).trim() }
 }
 
+/**
+ * Translates a sequence of migration statements, one at a time, remembering what each created: the
+ * cluster form of a statement depends on what its tables are (sharded, replicated, a view).
+ */
 export class ClusterDdl {
+  private readonly layout: ClusterLayout
   private readonly catalog = new Map<string, TableKind>()
   private readonly onCluster: string
   private readonly qualified: RegExp
-
-  private readonly layout: ClusterLayout
 
   constructor(layout: ClusterLayout, catalog: Catalog = new Map()) {
     this.layout = layout
@@ -151,7 +154,7 @@ export class ClusterDdl {
   translate(statement: string): string[] {
     const text = statement.trim()
     const head = codeMask(text).replace(/\s+/g, ' ').trimStart().toUpperCase()
-    if (/^CREATE (OR REPLACE )?(MATERIALIZED VIEW)\b/.test(head)) return this.materializedView(text)
+    if (/^CREATE (OR REPLACE )?MATERIALIZED VIEW\b/.test(head)) return this.materializedView(text)
     if (/^CREATE (OR REPLACE )?VIEW\b/.test(head)) return this.view(text)
     if (/^CREATE TABLE\b/.test(head)) return this.createTable(text)
     if (/^ALTER TABLE\b/.test(head)) return this.alter(text)
@@ -185,7 +188,7 @@ export class ClusterDdl {
   }
 
   /** The Distributed table under the contract name, over the shards' local tables. */
-  distributedTable(table: string, create = 'CREATE TABLE IF NOT EXISTS'): string {
+  private distributedTable(table: string, create = 'CREATE TABLE IF NOT EXISTS'): string {
     const { cluster, database } = this.layout
     return (
       `${create} ${this.name(table)} ${this.onCluster} AS ${this.name(this.local(table))}\n` +
