@@ -11,6 +11,7 @@ import { startWorker } from '../worker/worker.ts'
 import { runStartedAt, watchFirstConversation } from './first-conversation.ts'
 import { renderFirstConversation, renderNextSteps } from './next-steps.ts'
 import { type SqlEndpoint, startSqlEndpoint } from './sql-endpoint.ts'
+import { waitUntilReady } from './wait-until-ready.ts'
 
 // `./run dev` / `npm run dev`: the whole pipeline in one process (ingress + worker), and, with the
 // embedded ClickHouse, a local read-only SQL endpoint: this process owns the data directory, so
@@ -41,6 +42,10 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         await loadOrCreateLocalSecret(localStateDir(), 'sql-endpoint-token'),
       )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
+  await waitUntilReady(`${ingress.url}/readyz`, {
+    onWaiting: (reason) =>
+      logger.info({ readyz: reason }, 'waiting for the ingress to be ready before printing its URL'),
+  })
   logger.info(
     {
       ingress: ingress.url,

@@ -12,7 +12,8 @@ import { headersBytes, type MessageHeaders } from '../core/message-headers.ts'
 // - The queue holds at most `maxQueuedBytes`; beyond that a message is refused at once.
 // - A message still queued after `timeoutMs` is taken out of the queue and refused: what was
 //   refused is never sent later. Once handed to Kafka, its caller waits for Kafka's verdict
-//   (bounded by the client's request timeout and retries), so a 503 never hides a write.
+//   (bounded by the client's request timeout and retries). A broker that dies after writing and
+//   before answering still leaves a 503'd message in Kafka: the retry is stored once (dedup).
 export interface OutgoingMessage {
   key: string | null
   value: Buffer

@@ -8,7 +8,8 @@ import {
 import { HttpError, unavailable } from './ingress-errors.ts'
 
 // A publish that failed, as the answer the platform gets: nearly always 503 + Retry-After
-// (it retries; what was refused is never sent later, see batching-producer.ts); a message
+// (it retries; what was refused is never sent later by the ingress, though a broker that died
+// before acknowledging may hold it: see batching-producer.ts); a message
 // larger than Kafka takes is 413 for that event alone, not a retry loop.
 /** A warning under a key naming its kind (the caller writes one line per kind per interval). */
 export type KindWarning = (kind: string, fields: Record<string, unknown>, message: string) => void

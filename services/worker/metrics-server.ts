@@ -1,12 +1,16 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from '../core/metrics.ts'
+import type { ProbeAnswer } from './worker-probes.ts'
 
-// The worker's operations endpoint: GET /metrics (Prometheus) and GET /healthz (200 while the
-// consumer runs and makes progress, 503 once it stopped or stalled; the body says why).
-export interface Health {
-  healthy: boolean
-  [detail: string]: unknown
+// The worker's operations endpoint: GET /metrics (Prometheus), GET /healthz (liveness: 200 from the
+// first second, while starting and while it makes progress; 503 once it stopped or stalled) and
+// GET /readyz (readiness: 200 only while it consumes and retries nothing). Bodies say why
+// (worker-probes.ts decides).
+
+export interface Probes {
+  live: () => ProbeAnswer
+  ready: () => ProbeAnswer
 }
 
 export interface MetricsServer {
@@ -16,7 +20,7 @@ export interface MetricsServer {
 
 export async function startMetricsServer(
   registry: Registry,
-  health: () => Health,
+  probes: Probes,
   port: number,
   host = '0.0.0.0',
 ): Promise<MetricsServer> {
@@ -27,8 +31,8 @@ export async function startMetricsServer(
     } else if (path === '/metrics') {
       const body = await registry.metrics()
       response.writeHead(200, { 'content-type': registry.contentType }).end(body)
-    } else if (path === '/healthz') {
-      const state = health()
+    } else if (path === '/healthz' || path === '/readyz') {
+      const state = path === '/healthz' ? probes.live() : probes.ready()
       response
         .writeHead(state.healthy ? 200 : 503, { 'content-type': 'application/json' })
         .end(JSON.stringify(state))

@@ -21,6 +21,7 @@ import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
 import { createNewestDeliveryWrite } from './stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
+import { liveness, readiness, type WorkerCondition, type WorkerPhase } from './worker-probes.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
 // group on the event topic (per-partition batches, offsets committed by hand after ClickHouse
@@ -132,164 +133,173 @@ export async function startWorker(
   const controller = new AbortController()
   const clickhouse = options.clickhouse ?? createClickHouse(config)
   logger.info({ clickhouse: describeClickHouse(config) }, 'worker starting')
-  await prepareClickHouse(clickhouse, config, logger, controller.signal, backoff)
-  // A second session (embedded: same data directory, same process) writes the item rows in parallel.
-  const itemsClient = createClickHouse(config)
-
   const registry = options.registry ?? createMetricsRegistry('worker')
   const progress = new ProgressWatch()
-  const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
-  const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
-  const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
-  const decoder = {
-    decode: cachedSchemaDecoder(schemaRegistry),
-    registryHoldsSubject: async () => {
-      try {
-        return typeof (await schemaRegistry.getLatestSchemaId(conversationCompleteSubject)) === 'number'
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) return false
-        throw error
-      }
-    },
-  }
-  const kafkaSettings: KafkaSettings = {
-    brokers: config.KAFKA_BROKERS,
-    clientId: `${config.KAFKA_CLIENT_ID}-worker`,
-  }
   const topic = config.WORKER_TOPIC
-
-  await prepareKafkaTopics(
-    kafkaSettings,
-    [topic, config.WORKER_DLQ_TOPIC],
-    topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
-    logger,
-    controller.signal,
-    backoff,
-  )
-  // Connects on its first dead letter (a send that fails then is retried like any other).
-  const producer = createBatchProducer(kafkaSettings)
-  const consumer = createPartitionConsumer({
-    settings: kafkaSettings,
-    groupId: config.WORKER_GROUP_ID,
-    topic,
-    sessionTimeoutMs: config.WORKER_SESSION_TIMEOUT_MS,
-    heartbeatIntervalMs: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
-    maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
-    maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 8,
-    minBytes: 1024 * 1024,
-    maxWaitMs: 250,
-    retryDelayMs: (attempt) => backoffDelay(attempt, backoff),
-    logger,
-  })
-
-  // Bytes of batches handed over and not yet committed: what bounds the rows the worker holds. Eight
-  // partitions' full fetches, as many as the count of 8 batches held while a backlog drains.
-  const maxPendingBytes = 8 * config.WORKER_MAX_BYTES_PER_PARTITION
-  let state: 'starting' | 'running' | 'stopped' = 'starting'
+  let state: WorkerPhase = 'starting'
+  let waitingFor: string | undefined = 'clickhouse'
   let clickhouseFailing = false
-  const writer = new BatchWriter({
-    insert: (rows, token) =>
-      newestDelivery.write(rows, (planned, planDigest) =>
-        insertTableRows(
-          clickhouse,
-          config.CLICKHOUSE_DATABASE,
-          planned,
-          planDigest ? `${token}:${planDigest}` : token,
-          itemsClient,
-        ),
-      ),
-    metrics,
-    logger,
-    signal: controller.signal,
-    backoff,
-    maxBatchAgeMs: config.WORKER_MAX_BATCH_AGE_MS,
-    // Behind a backlog, batches wait for the ones after them (up to the issue's 500 ms bound):
-    // fewer, larger writes, 17–30% less CPU per conversation, mostly merges (bench/results/worker.md).
-    maxBacklogBatchAgeMs: Math.max(config.WORKER_MAX_BATCH_AGE_MS, 500),
-    maxRows: 20_000,
-    onFailing: (failing) => {
-      clickhouseFailing = failing
-      progress.dependencyFailing('clickhouse', failing)
-      // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
-      if (failing) consumer.pause()
-      else consumer.resume()
-    },
+  const condition = (): WorkerCondition => ({
+    phase: state,
+    waitingFor,
+    stall: progress.status(config.WORKER_STALL_SECONDS),
+    clickhouseFailing,
+    topic,
+    groupId: config.WORKER_GROUP_ID,
   })
-  const processor = createBatchProcessor({
-    decoder,
-    progress,
-    writer,
-    producer,
-    deadLetterTopic: config.WORKER_DLQ_TOPIC,
-    deadLetterMaxBytes: async () => {
-      const dlqAdmin = createKafkaAdmin(kafkaSettings)
-      try {
-        return (await topicMessageLimits(dlqAdmin, [config.WORKER_DLQ_TOPIC])).get(config.WORKER_DLQ_TOPIC)
-      } finally {
-        await dlqAdmin.close()
-      }
-    },
-    metrics,
-    logger,
-    signal: controller.signal,
-    backoff,
-    commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
-    seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
-    owns: (batch) => consumer.owns(batch),
-    committed: newestDelivery.committed,
-    assigned: newestDelivery.assigned,
-    readingFrom: newestDelivery.readingFrom,
-    maxPendingBytes,
-  })
-  consumer.onAssigned((change) => processor.assigned(change))
-  await consumer.run(processor.eachBatch)
-  state = 'running'
+  // Served from the first second: alive while it waits for ClickHouse and Kafka, not yet ready.
+  const server: MetricsServer | undefined =
+    options.metricsServer === false
+      ? undefined
+      : await startMetricsServer(
+          registry,
+          { live: () => liveness(condition()), ready: () => readiness(condition()) },
+          config.WORKER_METRICS_PORT,
+        )
+  try {
+    return await startConsuming()
+  } catch (error) {
+    await server?.close()
+    throw error
+  }
 
-  let server: MetricsServer | undefined
-  if (options.metricsServer !== false)
-    server = await startMetricsServer(
-      registry,
-      () => {
-        const stall = progress.status(config.WORKER_STALL_SECONDS)
-        return {
-          healthy: state === 'running' && !stall.stalled,
-          consumer: state,
-          stalled: stall.stalled,
-          reason: state === 'running' ? stall.reason : `consumer ${state}`,
-          secondsWithoutProgress: Math.round(stall.secondsWithoutProgress),
-          clickhouseFailing,
-          topic,
-          groupId: config.WORKER_GROUP_ID,
+  async function startConsuming(): Promise<RunningWorker> {
+    await prepareClickHouse(clickhouse, config, logger, controller.signal, backoff)
+    waitingFor = 'kafka'
+    // A second session (embedded: same data directory, same process) writes the item rows in parallel.
+    const itemsClient = createClickHouse(config)
+
+    const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
+    const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
+    const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
+    const decoder = {
+      decode: cachedSchemaDecoder(schemaRegistry),
+      registryHoldsSubject: async () => {
+        try {
+          return typeof (await schemaRegistry.getLatestSchemaId(conversationCompleteSubject)) === 'number'
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return false
+          throw error
         }
       },
-      config.WORKER_METRICS_PORT,
+    }
+    const kafkaSettings: KafkaSettings = {
+      brokers: config.KAFKA_BROKERS,
+      clientId: `${config.KAFKA_CLIENT_ID}-worker`,
+    }
+    await prepareKafkaTopics(
+      kafkaSettings,
+      [topic, config.WORKER_DLQ_TOPIC],
+      topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+      logger,
+      controller.signal,
+      backoff,
     )
-  logger.info({ topic, groupId: config.WORKER_GROUP_ID, metrics: server?.url }, 'worker consuming')
+    // Connects on its first dead letter (a send that fails then is retried like any other).
+    const producer = createBatchProducer(kafkaSettings)
+    const consumer = createPartitionConsumer({
+      settings: kafkaSettings,
+      groupId: config.WORKER_GROUP_ID,
+      topic,
+      sessionTimeoutMs: config.WORKER_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: Math.min(3_000, config.WORKER_SESSION_TIMEOUT_MS / 3),
+      maxBytesPerPartition: config.WORKER_MAX_BYTES_PER_PARTITION,
+      maxBytes: config.WORKER_MAX_BYTES_PER_PARTITION * 8,
+      minBytes: 1024 * 1024,
+      maxWaitMs: 250,
+      retryDelayMs: (attempt) => backoffDelay(attempt, backoff),
+      logger,
+    })
 
-  return {
-    metricsUrl: server?.url,
-    clickhouse,
-    async stop() {
-      // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
-      const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
-      try {
-        consumer.pause()
-        await processor.drain()
-        await consumer.disconnect()
-        await processor.drain() // a batch that was being decoded: its commit is refused, it is read again
-        logger.debug('consumer disconnected')
-      } finally {
-        clearTimeout(grace)
-        controller.abort()
-        state = 'stopped'
-      }
-      await producer.disconnect()
-      logger.debug('producer disconnected')
-      await server?.close()
-      logger.debug('metrics server closed')
-      await itemsClient.close()
-      if (!options.clickhouse) await clickhouse.close()
-      logger.info('worker stopped')
-    },
+    // Bytes of batches handed over and not yet committed: what bounds the rows the worker holds. Eight
+    // partitions' full fetches, as many as the count of 8 batches held while a backlog drains.
+    const maxPendingBytes = 8 * config.WORKER_MAX_BYTES_PER_PARTITION
+    const writer = new BatchWriter({
+      insert: (rows, token) =>
+        newestDelivery.write(rows, (planned, planDigest) =>
+          insertTableRows(
+            clickhouse,
+            config.CLICKHOUSE_DATABASE,
+            planned,
+            planDigest ? `${token}:${planDigest}` : token,
+            itemsClient,
+          ),
+        ),
+      metrics,
+      logger,
+      signal: controller.signal,
+      backoff,
+      maxBatchAgeMs: config.WORKER_MAX_BATCH_AGE_MS,
+      // Behind a backlog, batches wait for the ones after them (up to the issue's 500 ms bound):
+      // fewer, larger writes, 17–30% less CPU per conversation, mostly merges (bench/results/worker.md).
+      maxBacklogBatchAgeMs: Math.max(config.WORKER_MAX_BATCH_AGE_MS, 500),
+      maxRows: 20_000,
+      onFailing: (failing) => {
+        clickhouseFailing = failing
+        progress.dependencyFailing('clickhouse', failing)
+        // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
+        if (failing) consumer.pause()
+        else consumer.resume()
+      },
+    })
+    const processor = createBatchProcessor({
+      decoder,
+      progress,
+      writer,
+      producer,
+      deadLetterTopic: config.WORKER_DLQ_TOPIC,
+      deadLetterMaxBytes: async () => {
+        const dlqAdmin = createKafkaAdmin(kafkaSettings)
+        try {
+          return (await topicMessageLimits(dlqAdmin, [config.WORKER_DLQ_TOPIC])).get(config.WORKER_DLQ_TOPIC)
+        } finally {
+          await dlqAdmin.close()
+        }
+      },
+      metrics,
+      logger,
+      signal: controller.signal,
+      backoff,
+      commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
+      seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
+      owns: (batch) => consumer.owns(batch),
+      committed: newestDelivery.committed,
+      assigned: newestDelivery.assigned,
+      readingFrom: newestDelivery.readingFrom,
+      maxPendingBytes,
+    })
+    consumer.onAssigned((change) => processor.assigned(change))
+    await consumer.run(processor.eachBatch)
+    state = 'running'
+    waitingFor = undefined
+
+    logger.info({ topic, groupId: config.WORKER_GROUP_ID, metrics: server?.url }, 'worker consuming')
+
+    return {
+      metricsUrl: server?.url,
+      clickhouse,
+      async stop() {
+        // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
+        const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)
+        try {
+          consumer.pause()
+          await processor.drain()
+          await consumer.disconnect()
+          await processor.drain() // a batch that was being decoded: its commit is refused, it is read again
+          logger.debug('consumer disconnected')
+        } finally {
+          clearTimeout(grace)
+          controller.abort()
+          state = 'stopped'
+        }
+        await producer.disconnect()
+        logger.debug('producer disconnected')
+        await server?.close()
+        logger.debug('metrics server closed')
+        await itemsClient.close()
+        if (!options.clickhouse) await clickhouse.close()
+        logger.info('worker stopped')
+      },
+    }
   }
 }

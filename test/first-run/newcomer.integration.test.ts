@@ -160,6 +160,8 @@ describe('a newcomer on a fresh clone', () => {
     expect(await exited).toBe(0)
     // A quiet run: no library warnings on the way.
     expect(output).not.toMatch(/Warning|partitioner|Limiting retries|"level":40/)
+    // The clone stays as it was cloned: no rewritten lock file, no mode change, no stray file.
+    expect((await run('git', ['status', '--porcelain'], { cwd: clone })).stdout).toBe('')
     // The stack was running before, so it still is.
     expect(stackRunning('kafka')).toBe(true)
     expect(stackRunning('registry')).toBe(true)

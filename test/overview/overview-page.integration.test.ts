@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { overviewQueries } from '../../services/dev/overview/overview-queries.ts'
 import { type SqlEndpoint, startSqlEndpoint } from '../../services/dev/sql-endpoint.ts'
 import { fillWithGeneratedConversations } from '../observability/generated-clickhouse.ts'
+import { findChromium } from '../support/chromium.ts'
 import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 
 // The overview page of `./run dev` as a newcomer meets it: the dev SQL endpoint over a real
@@ -18,7 +19,6 @@ import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 // test-results/overview.png (docs/overview.png is one such screenshot, committed; copy a new one there by hand).
 // Then the same endpoint over plain HTTP: no token needed for the page, but the Host and
 // cross-site guards still hold, and the browser can name queries, never send SQL.
-const chromium = '/usr/bin/chromium'
 const screenshot = fileURLToPath(new URL('../../test-results/overview.png', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'va-overview-'))
 const dataDir = join(dir, 'clickhouse')
@@ -67,7 +67,7 @@ describe('the overview page (issue #14)', () => {
 
   it('loads in headless chromium with no console errors, every chart has data, and its screenshot is kept', async () => {
     browser = await puppeteer.launch({
-      executablePath: chromium,
+      executablePath: findChromium(),
       headless: true,
       userDataDir: join(dir, 'chromium'),
       // Root in a container has no user namespaces for chromium's sandbox.
@@ -99,6 +99,7 @@ describe('the overview page (issue #14)', () => {
         query: element.getAttribute('data-query'),
         points: Number(element.getAttribute('data-points') ?? 0),
         canvases: element.querySelectorAll('canvas').length,
+        xRange: (element.getAttribute('data-x-range') ?? '').split('-').map(Number),
       })),
     )
     const chartNames = Object.entries(overviewQueries).flatMap(([name, query]) =>
@@ -108,6 +109,10 @@ describe('the overview page (issue #14)', () => {
     for (const chart of charts) {
       expect(chart.points, chart.query).toBeGreaterThan(0)
       expect(chart.canvases, chart.query).toBe(1)
+      // The x axis is the last 24 hours, whatever the data covers (12 hours here): #21.
+      const [from, to] = chart.xRange as [number, number]
+      expect(to - from, chart.query).toBe(24 * 3600)
+      expect(Math.abs(to - Date.now() / 1000), chart.query).toBeLessThan(600)
     }
     const tables = await page.$$eval('.table', (elements) =>
       elements.map((element) => ({

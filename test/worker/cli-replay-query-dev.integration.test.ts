@@ -90,6 +90,8 @@ describe('voice-analytics replay and query', () => {
   it('answers read-only SQL and refuses writes', async () => {
     const { stdout } = await voiceAnalytics(env, 'query', 'SELECT 1 + 1 AS two', '--format', 'JSONEachRow')
     expect(JSON.parse(stdout)).toEqual({ two: 2 })
+    // Captured, not a terminal: plain values, as `n=$(./run query …)` needs (a table before #21).
+    expect((await voiceAnalytics(env, 'query', 'SELECT 1 + 1 AS two, 3 AS three')).stdout).toBe('2\t3\n')
     await expect(
       voiceAnalytics(env, 'query', "INSERT INTO voice_analytics.handoffs (session_id) VALUES ('x')"),
     ).rejects.toMatchObject({ stderr: expect.stringMatching(/readonly/) })

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
+import { freePort } from '../support/private-kafka.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
 import {
   countFinal,
@@ -34,8 +35,9 @@ describe('a worker started while Kafka is unreachable', () => {
   it('keeps retrying until the broker answers, then stores what waited, once', async () => {
     const events = generateConversations({ count: 40, seed: 5150, historyItems: 4 })
     const sent = await produceEvents(fixture.producer, fixture.codec, fixture.topic, events)
+    const metricsPort = await freePort()
     const starting = fixture.startWorker(
-      { KAFKA_BROKERS: `127.0.0.1:${proxy.port}` },
+      { KAFKA_BROKERS: `127.0.0.1:${proxy.port}`, WORKER_METRICS_PORT: String(metricsPort) },
       { backoff: { baseMs: 100, maxMs: 500 } },
     )
     const outcome = starting.then(
@@ -44,8 +46,22 @@ describe('a worker started while Kafka is unreachable', () => {
     )
     // Several attempts' worth of refused connections: still starting, neither started nor failed.
     expect(await Promise.race([outcome, sleep(4_000).then(() => 'still starting')])).toBe('still starting')
+    // Alive meanwhile, so an orchestrator does not restart it, but not ready (#21).
+    const probe = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${metricsPort}${path}`)
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    }
+    expect(await probe('/healthz')).toMatchObject({
+      status: 200,
+      body: { consumer: 'starting', waitingFor: 'kafka' },
+    })
+    expect(await probe('/readyz')).toMatchObject({
+      status: 503,
+      body: { consumer: 'starting', waitingFor: 'kafka' },
+    })
     await proxy.up()
     expect(await outcome).toBe('started')
+    expect(await probe('/readyz')).toMatchObject({ status: 200, body: { consumer: 'running' } })
     await waitFor(
       () => countFinal(fixture.clickhouse, 'conversations'),
       (stored) => stored >= events.length,

@@ -4,6 +4,7 @@ import { openClickHouse } from '../../core/clickhouse-open.ts'
 import { type ReadOnlyQuery, runReadOnlyQuery } from '../../core/clickhouse-read-only.ts'
 import { type Config, loadConfig } from '../../core/env.ts'
 import { localStateDir, readLocalSecret } from '../../core/local-secret.ts'
+import { queryOutputFormat } from '../query/output-format.ts'
 
 // `query "<SQL>"`: read-only SQL against the pipeline's ClickHouse. With CLICKHOUSE_URL, the
 // server; embedded, the SQL endpoint of a running `npm run dev` (which owns the data directory),
@@ -39,13 +40,14 @@ export function registerQueryCommand(program: Command): void {
     )
     .option(
       '--format <format>',
-      'ClickHouse output format (PrettyCompact, TSVWithNames, CSVWithNames, JSONEachRow, ...)',
-      'PrettyCompact',
+      'ClickHouse output format (PrettyCompact, TSVWithNames, CSVWithNames, JSONEachRow, ...); ' +
+        'default: PrettyCompact on a terminal, TabSeparated when piped or captured',
     )
     .option('--no-final', 'read tables as stored, before deduplication (default: every table as with FINAL)')
-    .action(async (sql: string, options: { format: string; final: boolean }) => {
+    .action(async (sql: string, options: { format?: string; final: boolean }) => {
       const config = loadConfig()
-      const query: ReadOnlyQuery = { sql, format: options.format, final: options.final }
+      const format = queryOutputFormat(options.format, process.stdout.isTTY === true)
+      const query: ReadOnlyQuery = { sql, format, final: options.final }
       let text: string | undefined
       if (config.CLICKHOUSE_URL) {
         const client = createClickHouse(config)

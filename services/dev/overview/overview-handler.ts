@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import { runReadOnlyQuery } from '../../core/clickhouse-read-only.ts'
-import { overviewQueries, overviewSql } from './overview-queries.ts'
+import { overviewQueries, overviewSql, overviewWindow } from './overview-queries.ts'
 import { type OverviewRoute, overviewAssets } from './overview-routes.ts'
 import { type CompactResult, toChartSeries } from './overview-series.ts'
 
@@ -56,15 +56,16 @@ export async function answerOverview(
       const query = overviewQueries[route.name]
       const session = openSession()
       try {
+        const now = new Date()
         const text = await runReadOnlyQuery(session, {
-          sql: overviewSql(route.name, new Date()),
+          sql: overviewSql(route.name, now),
           format: 'JSONCompact',
           final: true,
         })
         const result = JSON.parse(text) as CompactResult
         const body =
           query.kind === 'chart'
-            ? { ...query, rawSql: undefined, chart: toChartSeries(result) }
+            ? { ...query, rawSql: undefined, chart: toChartSeries(result, overviewWindow(now)) }
             : {
                 ...query,
                 rawSql: undefined,

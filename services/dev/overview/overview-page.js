@@ -43,7 +43,7 @@ function drawStat(element, data) {
 
 function drawChart(element, data) {
   heading(element, data)
-  const { x, series } = data.chart
+  const { range, x, series } = data.chart
   const points = series.reduce((sum, one) => sum + one.values.filter((value) => value !== null).length, 0)
   element.dataset.points = String(points)
   if (points === 0) {
@@ -67,11 +67,14 @@ function drawChart(element, data) {
         show: !hidden.test(one.name),
       })),
     ],
+    // The x axis is the window the page shows (the last 24 hours), not the span of the data.
+    scales: { x: { time: true, range: () => range } },
     axes: [{}, { size: 60 }],
     legend: { live: false },
   }
   // uPlot draws into the element it is given (and its legend below the canvas).
-  new uPlot(options, [x, ...series.map((one) => one.values)], element)
+  const plot = new uPlot(options, [x, ...series.map((one) => one.values)], element)
+  element.dataset.xRange = `${plot.scales.x.min}-${plot.scales.x.max}`
 }
 
 function drawTable(element, data) {

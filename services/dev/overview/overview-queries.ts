@@ -71,6 +71,11 @@ export function isOverviewQueryName(name: string): name is OverviewQueryName {
   return Object.hasOwn(overviewQueries, name)
 }
 
+/** The window every query and chart of the page shows: the last 24 hours up to `now`. */
+export function overviewWindow(now: Date): { from: Date; to: Date } {
+  return { from: new Date(now.getTime() - overviewRangeHours * 3600_000), to: now }
+}
+
 /** The dashboards' defaults: every filter on All, flagged values left out of latencies. */
 const defaultVariables = {
   source: '$__all',
@@ -90,8 +95,7 @@ export function overviewSql(name: OverviewQueryName, now: Date): string {
   const expanded = expandPanelSql(
     sql(query.rawSql),
     {
-      from: new Date(now.getTime() - overviewRangeHours * 3600_000),
-      to: now,
+      ...overviewWindow(now),
       intervalSeconds: overviewIntervalSeconds,
       variables: defaultVariables,
     },

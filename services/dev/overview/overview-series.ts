@@ -8,6 +8,8 @@ export interface CompactResult {
 }
 
 export interface ChartSeries {
+  /** The x axis's extent, Unix seconds: the window the page shows, whatever the data covers. */
+  range: [number, number]
   /** Unix seconds, ascending. */
   x: number[]
   series: { name: string; values: (number | null)[] }[]
@@ -22,7 +24,7 @@ function numberOrNull(value: unknown): number | null {
   return Number.isFinite(number) ? number : null
 }
 
-export function toChartSeries(result: CompactResult): ChartSeries {
+export function toChartSeries(result: CompactResult, window: { from: Date; to: Date }): ChartSeries {
   const timeIndex = result.meta.findIndex((column) => column.name === 'time')
   if (timeIndex === -1) throw new Error('a chart query needs a "time" column')
   const labels = result.meta.flatMap((column, index) =>
@@ -47,5 +49,9 @@ export function toChartSeries(result: CompactResult): ChartSeries {
       series[position.get(Number(row[timeIndex]))!] = numberOrNull(row[index])
     }
   }
-  return { x, series: [...byName].map(([name, values]) => ({ name, values })) }
+  const range: [number, number] = [
+    Math.floor(window.from.getTime() / 1000),
+    Math.floor(window.to.getTime() / 1000),
+  ]
+  return { range, x, series: [...byName].map(([name, values]) => ({ name, values })) }
 }

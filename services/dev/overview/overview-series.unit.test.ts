@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { toChartSeries } from './overview-series.ts'
+import { toChartSeries as toChartSeriesIn } from './overview-series.ts'
+
+const day = { from: new Date('2026-11-24T12:00:00Z'), to: new Date('2026-11-25T12:00:00Z') }
+const toChartSeries = (result: Parameters<typeof toChartSeriesIn>[0]) => toChartSeriesIn(result, day)
 
 describe('toChartSeries', () => {
   it('makes one series per label and value column, aligned on the sorted times, with gaps as null', () => {
@@ -45,6 +48,17 @@ describe('toChartSeries', () => {
       ],
     })
     expect(plain.series).toEqual([{ name: 'pass_rate', values: [null, 0.5] }])
+  })
+  it("spans the page's window, not the data: one point today still draws the whole day", () => {
+    const chart = toChartSeries({
+      meta: [
+        { name: 'time', type: 'UInt32' },
+        { name: 'calls', type: 'UInt64' },
+      ],
+      data: [[1_795_600_800, '1']],
+    })
+    expect(chart.range).toEqual([1_795_521_600, 1_795_608_000])
+    expect(chart.x).toEqual([1_795_600_800])
   })
   it('refuses a result without a time column', () => {
     expect(() => toChartSeries({ meta: [{ name: 'calls', type: 'UInt64' }], data: [] })).toThrow(/time/)

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { eventShape, type ShapeType } from '../event/event-schema.ts'
+import { eventShape, type ShapeType } from '../../event/event-schema.ts'
 import type { PiiPolicy } from './pii-policy.ts'
 
 // Removes PII from a parsed webhook body as a source's policy says, before it is validated,
