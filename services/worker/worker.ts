@@ -55,13 +55,23 @@ export async function prepareClickHouse(
 ): Promise<void> {
   await retryUntil(
     async () => {
-      const report = await runMigrations(clickhouse, config.CLICKHOUSE_DATABASE)
+      const report = await runMigrations(
+        clickhouse,
+        config.CLICKHOUSE_DATABASE,
+        undefined,
+        config.CLICKHOUSE_CLUSTER,
+      )
       for (const migration of report.applied)
         logger.info({ version: migration.version, name: migration.name }, 'ClickHouse migration applied')
-      const retention = await applyRetention(clickhouse, config.CLICKHOUSE_DATABASE, {
-        conversationDays: config.CLICKHOUSE_TTL_DAYS,
-        rollupDays: config.CLICKHOUSE_ROLLUP_TTL_DAYS,
-      })
+      const retention = await applyRetention(
+        clickhouse,
+        config.CLICKHOUSE_DATABASE,
+        {
+          conversationDays: config.CLICKHOUSE_TTL_DAYS,
+          rollupDays: config.CLICKHOUSE_ROLLUP_TTL_DAYS,
+        },
+        config.CLICKHOUSE_CLUSTER,
+      )
       for (const statement of retention) logger.info({ statement }, 'ClickHouse retention changed')
     },
     {

@@ -74,6 +74,7 @@ async function rowsOf(client: ClickHouseClient, sessionIds: string[]): Promise<R
   return counts
 }
 
+const target = { database: 'voice_analytics' }
 const idsOf = (events: ConversationCompleteEvent[]) => events.map((event) => event.data.session_id)
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0)
 
@@ -123,7 +124,7 @@ describe('forget a caller everywhere', () => {
     expect(aBefore.conversations).toBe(3)
     expect(aBefore.conversation_items).toBeGreaterThan(3)
 
-    const dry = await forgetConversations(fixture.clickhouse, 'voice_analytics', {
+    const dry = await forgetConversations(fixture.clickhouse, target, {
       ...request({ kind: 'phone', value: numbers.a }),
       dryRun: true,
     })
@@ -133,7 +134,7 @@ describe('forget a caller everywhere', () => {
 
     const report = await forgetConversations(
       fixture.clickhouse,
-      'voice_analytics',
+      target,
       request({ kind: 'phone', value: numbers.a }),
     )
     expect(report.verification).toBe('nothing left')
@@ -204,7 +205,7 @@ describe('forget a caller everywhere', () => {
     await storedOf([hashed!], 1)
     const report = await forgetConversations(
       fixture.clickhouse,
-      'voice_analytics',
+      target,
       request({ kind: 'phone', value: '+491510000009' }),
     )
     expect(report.sessionIds).toEqual([hashed!.data.session_id])
@@ -220,7 +221,7 @@ describe('forget a caller everywhere', () => {
     await storedOf([first!], 1)
     const report = await forgetConversations(
       fixture.clickhouse,
-      'voice_analytics',
+      target,
       request(
         { kind: 'phone', value: '+491510000007' },
         {

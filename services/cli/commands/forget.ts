@@ -76,7 +76,7 @@ export function registerForgetCommand(program: Command): void {
         'stop the worker (`./run dev`) and run forget again, or set CLICKHOUSE_URL',
       )
       try {
-        await runMigrations(client, config.CLICKHOUSE_DATABASE) // the audit tables, on a database older than them
+        await runMigrations(client, config.CLICKHOUSE_DATABASE, undefined, config.CLICKHOUSE_CLUSTER) // the audit tables, on a database older than them
         if (options.status) {
           for (const row of await erasureStatus(client, config.CLICKHOUSE_DATABASE))
             process.stdout.write(
@@ -92,13 +92,14 @@ export function registerForgetCommand(program: Command): void {
           if (error instanceof ErasureRequestError) program.error(`forget: ${error.message}`)
           throw error
         }
+        const target = { database: config.CLICKHOUSE_DATABASE, cluster: config.CLICKHOUSE_CLUSTER }
         const request = {
           selector,
           phoneHmacKey: config.PII_HMAC_KEY,
           auditKey: await auditKey(config),
           command: `voice-analytics forget --${selector.kind.replace('_range', '').replace('_', '-')}`,
         }
-        const preview = await forgetConversations(client, config.CLICKHOUSE_DATABASE, {
+        const preview = await forgetConversations(client, target, {
           ...request,
           dryRun: true,
         })
@@ -111,7 +112,7 @@ export function registerForgetCommand(program: Command): void {
           process.exitCode = 1
           return
         }
-        const report = await forgetConversations(client, config.CLICKHOUSE_DATABASE, request)
+        const report = await forgetConversations(client, target, request)
         process.stdout.write(`erasure ${report.erasureId}: removed\n${table(report.removed) || '  none'}\n`)
         process.stdout.write(`tables: ${report.verification}\n`)
         const kafka = createKafka(

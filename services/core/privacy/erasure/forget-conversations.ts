@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../../clickhouse.ts'
+import { localSuffix } from '../../clickhouse-cluster-ddl.ts'
 import {
   type ErasureSelector,
   type SqlCondition,
@@ -18,6 +19,30 @@ import { erasureVerdict, type RowCounts } from './erasure-verdict.ts'
 const erasureTables = new Set(['erasures', 'forgotten_sessions', 'schema_migrations'])
 /** Rounds of removal when a write of a forgotten conversation raced the first (it was in flight). */
 const removalRounds = 3
+
+/** Where the tables are: one server (or the embedded engine), or a cluster (CLICKHOUSE_CLUSTER). */
+export interface ErasureTarget {
+  database: string
+  cluster?: string
+}
+
+/** A table `forget` reads and cleans: Distributed in cluster mode, its rows in `<table>_local` on each shard. */
+interface StoredTable {
+  columns: Set<string>
+  distributed: boolean
+}
+
+/**
+ * The removal of conversations from one table: a mutation, waited for, so the parts are rewritten
+ * without the rows and their bytes are gone. A Distributed table holds nothing itself: its shards'
+ * local tables are changed, on every node.
+ */
+export function deleteStatement(target: ErasureTarget, table: string, distributed: boolean): string {
+  const where = 'DELETE WHERE session_id IN {ids:Array(String)}'
+  return distributed && target.cluster
+    ? `ALTER TABLE ${target.database}.${table}${localSuffix} ON CLUSTER ${target.cluster} ${where}`
+    : `ALTER TABLE ${target.database}.${table} ${where}`
+}
 
 export interface ForgetRequest {
   selector: ErasureSelector
@@ -54,18 +79,30 @@ const query = async <T>(client: ClickHouseClient, text: string, params: Record<s
     })
   ).json<T>()
 
-/** The database's MergeTree tables and their columns (views and Null tables hold nothing). */
-async function storedTables(client: ClickHouseClient, database: string): Promise<Map<string, Set<string>>> {
-  const rows = await query<{ table: string; columns: string[] }>(
+/**
+ * The database's tables that hold rows, with their columns: MergeTree tables, and in cluster mode the
+ * Distributed tables in front of the shards' `_local` tables (read through them, never directly).
+ * Views and Null feed tables hold nothing.
+ */
+async function storedTables(
+  client: ClickHouseClient,
+  target: ErasureTarget,
+): Promise<Map<string, StoredTable>> {
+  const rows = await query<{ table: string; engine: string; columns: string[] }>(
     client,
-    `SELECT table, groupArray(name) AS columns FROM system.columns
-      WHERE database = {database:String}
-        AND table IN (SELECT name FROM system.tables WHERE database = {database:String} AND engine LIKE '%MergeTree')
-      GROUP BY table`,
-    { database },
+    `SELECT c.table AS table, any(t.engine) AS engine, groupArray(c.name) AS columns
+      FROM system.columns AS c INNER JOIN system.tables AS t ON t.database = c.database AND t.name = c.table
+      WHERE c.database = {database:String} AND (t.engine LIKE '%MergeTree' OR t.engine = 'Distributed')
+      GROUP BY c.table`,
+    { database: target.database },
   )
   return new Map(
-    rows.filter((row) => !erasureTables.has(row.table)).map((row) => [row.table, new Set(row.columns)]),
+    rows
+      .filter((row) => !erasureTables.has(row.table) && !(target.cluster && row.table.endsWith(localSuffix)))
+      .map((row) => [
+        row.table,
+        { columns: new Set(row.columns), distributed: row.engine === 'Distributed' },
+      ]),
   )
 }
 
@@ -86,7 +123,7 @@ function selectorColumns(selector: ErasureSelector): string[] {
 async function findSessions(
   client: ClickHouseClient,
   database: string,
-  tables: Map<string, Set<string>>,
+  tables: Map<string, StoredTable>,
   selector: ErasureSelector,
   condition: SqlCondition,
 ): Promise<string[]> {
@@ -96,7 +133,7 @@ async function findSessions(
     selector.kind === 'agent_range'
       ? ['conversations']
       : [...tables]
-          .filter(([, columns]) => selectorColumns(selector).every((column) => columns.has(column)))
+          .filter(([, { columns }]) => selectorColumns(selector).every((column) => columns.has(column)))
           .map(([table]) => table)
   const ids = new Set<string>()
   for (const table of searched)
@@ -112,11 +149,11 @@ async function findSessions(
 async function countRows(
   client: ClickHouseClient,
   database: string,
-  tables: Map<string, Set<string>>,
+  tables: Map<string, StoredTable>,
   sessionIds: string[],
 ): Promise<RowCounts> {
   const counts: RowCounts = {}
-  for (const [table, columns] of tables) {
+  for (const [table, { columns }] of tables) {
     if (!columns.has('session_id')) continue
     const [row] = await query<{ rows: number }>(
       client,
@@ -128,16 +165,16 @@ async function countRows(
   return counts
 }
 
-/** A mutation, waited for: the parts are rewritten without the rows, so their bytes are gone too. */
 async function removeRows(
   client: ClickHouseClient,
-  database: string,
-  tables: Iterable<string>,
+  target: ErasureTarget,
+  tables: Map<string, StoredTable>,
+  names: Iterable<string>,
   sessionIds: string[],
 ): Promise<void> {
-  for (const table of tables)
+  for (const table of names)
     await client.command({
-      query: `ALTER TABLE ${database}.${table} DELETE WHERE session_id IN {ids:Array(String)}`,
+      query: deleteStatement(target, table, tables.get(table)?.distributed === true),
       query_params: { ids: sessionIds },
       clickhouse_settings: { mutations_sync: '2' },
     })
@@ -155,13 +192,14 @@ const millis = (time: Date) => time.getTime()
 
 export async function forgetConversations(
   client: ClickHouseClient,
-  database: string,
+  target: ErasureTarget,
   request: ForgetRequest,
 ): Promise<ForgetReport> {
   const { selector } = request
+  const { database } = target
   const requestedAt = new Date()
   const condition = selectorCondition(selector, request.phoneHmacKey)
-  const tables = await storedTables(client, database)
+  const tables = await storedTables(client, target)
   const sessionIds = await findSessions(client, database, tables, selector, condition)
   const found = sessionIds.length > 0 ? await countRows(client, database, tables, sessionIds) : {}
   if (request.dryRun)
@@ -210,7 +248,7 @@ export async function forgetConversations(
       .filter(([, rows]) => rows > 0)
       .map(([table]) => table)
     if (withRows.length === 0) break
-    await removeRows(client, database, withRows, sessionIds)
+    await removeRows(client, target, tables, withRows, sessionIds)
     remainingOfSessions = await countRows(client, database, tables, sessionIds)
   }
   // The search again, by the selector itself: a call stored after the request is the caller's too.
