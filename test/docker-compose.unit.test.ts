@@ -24,6 +24,7 @@ interface Service {
   ports?: (string | number | { published?: string | number; target: number })[]
   volumes?: (string | { type?: string; source?: string; target: string })[]
   environment?: Record<string, Scalar> | string[]
+  restart?: string
 }
 interface Compose {
   services: Record<string, Service>
@@ -91,6 +92,8 @@ function parsePort(port: string | number | { published?: string | number; target
 }
 
 const isPort = (port: number | undefined) => Number.isInteger(port) && port! >= 1 && port! <= 65535
+/** A job that runs once and exits (restart "no"), e.g. rendering config: others wait for it to finish. */
+const runsOnce = (service: Service) => service.restart === 'no'
 const hasHealthcheck = (service: Service | undefined) =>
   Boolean(service?.healthcheck?.test) && service?.healthcheck?.disable !== true
 const healthcheckText = (service: Service) => [service.healthcheck?.test ?? []].flat().join(' ')
@@ -166,9 +169,19 @@ const defaultsFitContainers = new Set([
 ])
 
 describe('docker-compose.yml', () => {
-  it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Grafana', () => {
+  it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Alertmanager, Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['clickhouse', 'grafana', 'ingress', 'kafka', 'prometheus', 'schema-registry', 'worker'].sort(),
+      [
+        'alerting-config',
+        'alertmanager',
+        'clickhouse',
+        'grafana',
+        'ingress',
+        'kafka',
+        'prometheus',
+        'schema-registry',
+        'worker',
+      ].sort(),
     )
   })
 
@@ -188,15 +201,25 @@ describe('docker-compose.yml', () => {
     }
   })
 
-  it('starts each service only after its dependencies are healthy', () => {
+  it('starts each service only after its dependencies are healthy (or, run once, done)', () => {
     for (const [name, service] of services) {
       for (const [dependency, condition] of Object.entries(dependenciesOf(service))) {
         const target = compose.services[dependency]
         expect(target, `${name} depends on ${dependency}, which is a service`).toBeDefined()
+        if (runsOnce(target!)) {
+          expect(condition, `${name} waits for ${dependency} to finish`).toBe(
+            'service_completed_successfully',
+          )
+          continue
+        }
         expect(hasHealthcheck(target), `${dependency} (a dependency of ${name}) has a healthcheck`).toBe(true)
         expect(condition, `${name} waits for ${dependency} to be healthy`).toBe('service_healthy')
       }
     }
+    expect(dependenciesOf(compose.services.alertmanager!)).toEqual({
+      'alerting-config': 'service_completed_successfully',
+    })
+    expect(dependenciesOf(compose.services.prometheus!)).toEqual({ alertmanager: 'service_healthy' })
     expect(Object.keys(dependenciesOf(compose.services.worker!)).sort()).toEqual(
       ['clickhouse', 'kafka', 'schema-registry'].sort(),
     )
@@ -205,9 +228,12 @@ describe('docker-compose.yml', () => {
     )
   })
 
-  it('gives every service a healthcheck', () => {
+  it('gives every long-running service a healthcheck', () => {
     for (const [name, service] of services)
-      expect(hasHealthcheck(service), `${name} has a healthcheck`).toBe(true)
+      if (!runsOnce(service)) expect(hasHealthcheck(service), `${name} has a healthcheck`).toBe(true)
+    expect(services.filter(([, service]) => runsOnce(service)).map(([name]) => name)).toEqual([
+      'alerting-config',
+    ])
   })
 
   it('publishes valid ports, each host port once', () => {
@@ -223,7 +249,7 @@ describe('docker-compose.yml', () => {
         published.set(key, name)
       }
     }
-    expect(published.size).toBeGreaterThanOrEqual(services.length)
+    expect(published.size).toBeGreaterThanOrEqual(services.filter(([, service]) => !runsOnce(service)).length)
   })
 
   it('mounts only host paths that exist in the repository, and declared volumes', () => {

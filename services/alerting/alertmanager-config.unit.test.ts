@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { findBinary } from '../../test/observability/promtool.ts'
+import { writeAlertmanagerConfig } from './alerting-config-files.ts'
 import {
   alertSettingsFromEnv,
   enabledChannels,
@@ -12,7 +13,6 @@ import {
   renderLinksTemplate,
   shippedTiming,
 } from './alertmanager-config.ts'
-import { writeAlertmanagerConfig } from './alertmanager-config-files.ts'
 
 // The rendered Alertmanager configuration: receivers only where their variables are set, bad
 // variables named (never echoed), routing, grouping and inhibition as docs/alerting.md says —

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeAlertmanagerConfig } from '../../services/alerting/alertmanager-config-files.ts'
+import { writeAlertmanagerConfig } from '../../services/alerting/alerting-config-files.ts'
 import { freePort } from '../support/private-kafka.ts'
 import { findBinary } from './promtool.ts'
 
