@@ -3,6 +3,7 @@ import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { alertSettingsFromEnv } from '../services/alerting/alertmanager-config.ts'
 import { loadConfig } from '../services/core/env.ts'
 import { piiRedactions } from '../services/core/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
@@ -164,6 +165,8 @@ const defaultsFitContainers = new Set([
   'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
   'CLICKHOUSE_ROLLUP_TTL_DAYS',
   'DEV_SQL_PORT', // npm run dev only
+  'ALERTMANAGER_URL', // ./run dev's overview page only
+  'PROMETHEUS_URL',
   'PII_POLICY', // the ingress only: checked by its own test below
   'PII_HMAC_KEY',
 ])
@@ -276,7 +279,10 @@ describe('docker-compose.yml', () => {
   })
 
   it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {
-    const needed = Object.keys(exampleEnv).filter((name) => !defaultsFitContainers.has(name))
+    // ALERT_* are the alerting-config service's (next test).
+    const needed = Object.keys(exampleEnv).filter(
+      (name) => !defaultsFitContainers.has(name) && !name.startsWith('ALERT_'),
+    )
     expect(needed).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'CLICKHOUSE_URL']))
     for (const name of ['ingress', 'worker']) {
       const environment = environmentOf(compose.services[name]!)
@@ -289,6 +295,22 @@ describe('docker-compose.yml', () => {
       expect(() => parseWebhookSecrets(config.WEBHOOK_SECRETS), `${name}: WEBHOOK_SECRETS`).not.toThrow()
       expect(parseWebhookSecrets(config.WEBHOOK_SECRETS).length).toBeGreaterThan(0)
     }
+  })
+
+  it('gives the alerting-config service every ALERT_* setting of .env.example, unset channels off', () => {
+    const alerting = Object.keys(exampleEnv).filter((name) => name.startsWith('ALERT_'))
+    expect(alerting).toEqual(
+      expect.arrayContaining(['ALERT_WEBHOOK_URL', 'ALERT_SLACK_WEBHOOK_URL', 'ALERT_EMAIL_TO']),
+    )
+    const environment = environmentOf(compose.services['alerting-config']!)
+    expect(Object.keys(environment).sort()).toEqual(alerting.sort())
+    for (const channel of ['ALERT_WEBHOOK_URL', 'ALERT_SLACK_WEBHOOK_URL', 'ALERT_EMAIL_TO'])
+      expect(environment[channel], channel).toBe('')
+    // No secret reaches a service that does not need it.
+    for (const name of ['ingress', 'worker', 'prometheus', 'grafana'])
+      expect(
+        Object.keys(environmentOf(compose.services[name]!)).filter((v) => v.startsWith('ALERT_')),
+      ).toEqual([])
   })
 
   it("passes PII_POLICY and PII_HMAC_KEY from the operator's environment to the ingress, keeping everything when unset", () => {
@@ -346,7 +368,12 @@ describe('.env.example', () => {
     expect(Object.keys(exampleEnv)).toContain('CLICKHOUSE_URL')
     const fromExample = loadConfig(exampleEnv)
     for (const [name, value] of Object.entries(exampleEnv))
-      if (value !== '') expect(String(fromExample[name as keyof typeof fromExample]), name).toBe(value)
+      if (value !== '' && !name.startsWith('ALERT_'))
+        expect(String(fromExample[name as keyof typeof fromExample]), name).toBe(value)
+    // ALERT_* are read by the alerting config's renderer, which checks them the same way.
+    const alerting = alertSettingsFromEnv(exampleEnv)
+    expect(alerting.timing).toEqual({ groupWait: '20s', groupInterval: '5m', repeatInterval: '4h' })
+    expect(alerting.overviewUrl).toBe(exampleEnv.ALERT_OVERVIEW_URL)
   })
 })
 
