@@ -24,6 +24,11 @@ export interface AlertTiming {
 
 export interface AlertmanagerSettings {
   webhookUrl: string | undefined
+  /**
+   * Sent as `Authorization: Bearer`: Alertmanager 0.25 masks it in its API and logs, but not the
+   * webhook URL itself (a failed delivery logs it), so a token belongs here, not in the URL.
+   */
+  webhookBearerToken: string | undefined
   slackWebhookUrl: string | undefined
   slackChannel: string | undefined
   email: EmailSettings | undefined
@@ -115,6 +120,7 @@ function emailFromEnv(env: Record<string, string | undefined>): EmailSettings | 
 export function alertSettingsFromEnv(env: Record<string, string | undefined>): AlertmanagerSettings {
   return {
     webhookUrl: httpUrl(env, 'ALERT_WEBHOOK_URL'),
+    webhookBearerToken: optional(env, 'ALERT_WEBHOOK_BEARER_TOKEN'),
     slackWebhookUrl: httpUrl(env, 'ALERT_SLACK_WEBHOOK_URL'),
     slackChannel: optional(env, 'ALERT_SLACK_CHANNEL'),
     email: emailFromEnv(env),
@@ -158,7 +164,12 @@ function slackConfigs(settings: AlertmanagerSettings) {
 
 function webhookConfigs(settings: AlertmanagerSettings) {
   if (!settings.webhookUrl) return {}
-  return { webhook_configs: [{ url: settings.webhookUrl, send_resolved: true, max_alerts: 0 }] }
+  const authorization = settings.webhookBearerToken
+    ? { http_config: { authorization: { type: 'Bearer', credentials: settings.webhookBearerToken } } }
+    : {}
+  return {
+    webhook_configs: [{ url: settings.webhookUrl, send_resolved: true, max_alerts: 0, ...authorization }],
+  }
 }
 
 function emailConfigs(settings: AlertmanagerSettings) {

@@ -21,7 +21,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'va-alertmanager-config-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 const everything = {
-  ALERT_WEBHOOK_URL: 'https://pager.example/hook/TOKEN-webhook-123',
+  ALERT_WEBHOOK_URL: 'https://pager.example/hook',
+  ALERT_WEBHOOK_BEARER_TOKEN: 'webhook-token-123',
   ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/slack-secret-456',
   ALERT_SLACK_CHANNEL: '#voice-alerts',
   ALERT_EMAIL_TO: 'oncall@example.com',
@@ -119,7 +120,12 @@ describe('renderAlertmanagerConfig', () => {
     ])
     const pager = receiver(config, 'pager')
     expect(pager.webhook_configs).toEqual([
-      { url: everything.ALERT_WEBHOOK_URL, send_resolved: true, max_alerts: 0 },
+      {
+        url: everything.ALERT_WEBHOOK_URL,
+        send_resolved: true,
+        max_alerts: 0,
+        http_config: { authorization: { type: 'Bearer', credentials: 'webhook-token-123' } },
+      },
     ])
     expect(pager.email_configs?.[0]).toMatchObject({
       to: 'oncall@example.com',
@@ -179,6 +185,7 @@ describe('amtool on the rendered configuration', () => {
       // amtool's report shows no secret.
       expect(result.output).not.toContain('slack-secret-456')
       expect(result.output).not.toContain('smtp-password-789')
+      expect(result.output).not.toContain('webhook-token-123')
     }
   })
 

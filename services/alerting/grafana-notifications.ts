@@ -31,7 +31,13 @@ function pagerReceivers(settings: AlertmanagerSettings) {
           {
             uid: 'va-pager-webhook',
             type: 'webhook',
-            settings: { url: settings.webhookUrl, httpMethod: 'POST' },
+            settings: {
+              url: settings.webhookUrl,
+              httpMethod: 'POST',
+              ...(settings.webhookBearerToken
+                ? { authorization_scheme: 'Bearer', authorization_credentials: settings.webhookBearerToken }
+                : {}),
+            },
           },
         ]
       : []),

@@ -29,6 +29,7 @@ describe('renderGrafanaNotifications', () => {
   it('pages critical rules and sends warnings to Slack, grouped like Alertmanager', () => {
     const provisioning = render({
       ALERT_WEBHOOK_URL: 'https://pager.example/hook',
+      ALERT_WEBHOOK_BEARER_TOKEN: 'token-1',
       ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/x',
       ALERT_EMAIL_TO: 'oncall@example.com',
       ALERT_SMTP_FROM: 'alerts@example.com',
@@ -40,6 +41,12 @@ describe('renderGrafanaNotifications', () => {
       ['voice-analytics-pager', ['webhook', 'email', 'slack']],
       ['voice-analytics-chat', ['slack']],
     ])
+    expect(provisioning.contactPoints?.[0]?.receivers[0]?.settings).toEqual({
+      url: 'https://pager.example/hook',
+      httpMethod: 'POST',
+      authorization_scheme: 'Bearer',
+      authorization_credentials: 'token-1',
+    })
     const [policy] = provisioning.policies!
     expect(policy!.group_by).toEqual(['grafana_folder', 'alertname', 'agent', 'campaign', 'telecom_provider'])
     expect(policy!.group_wait).toBe('20s')
