@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runReadOnlyQuery } from '../../services/core/clickhouse-read-only.ts'
 import { loadConfig } from '../../services/core/env.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
 import { createLogger } from '../../services/core/logger.ts'
@@ -13,6 +14,7 @@ import { type RunningWorker, startWorker } from '../../services/worker/worker.ts
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
 import { createPrivateKafka, freePort, type PrivateKafka } from '../support/private-kafka.ts'
+import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 import { type AlertmanagerServer, startAlertmanager } from './alertmanager-server.ts'
 import { writeFastRuleFiles } from './fast-rule-files.ts'
 import { type NotificationReceiver, startNotificationReceiver } from './notification-receiver.ts'
@@ -222,9 +224,18 @@ describe('alerts delivered through Alertmanager', () => {
     expect(first!.text).toMatch(
       /grafana: http:\/\/grafana\.test:3000\/d\/voice-latency\?from=\d+&to=now&var-agent=Alert\+Billing\+Agent/,
     )
-    expect(first!.text).toContain(
-      `failed rooms: ./run query "SELECT event_time, session_id, room_error, error_message FROM voice_analytics.conversations FINAL WHERE room_failed AND agent_name = '${billing}'`,
-    )
+    // The ./run query line lists the failed rooms with their errors: run as printed (the query
+    // command's read-only check) on the worker's ClickHouse.
+    const sql = /failed rooms: \.\/run query "(.+)"$/m.exec(first!.text)?.[1]
+    expect(sql).toContain(`WHERE room_failed AND agent_name = '${billing}' AND received_at >= `)
+    const session = embeddedClickHouse(join(scratch, 'worker'))
+    const listed = JSON.parse(
+      await runReadOnlyQuery(session, { sql: sql!, format: 'JSON', final: true }).finally(() =>
+        session.close(),
+      ),
+    ) as { data: { room_error: string; error_message: string }[] }
+    expect(listed.data.length).toBeGreaterThanOrEqual(count)
+    for (const row of listed.data) expect(row.room_error).toBe('sip: 480 Temporarily Unavailable')
     expect(first!.text).toContain('runbook: docs/alerting.md#voiceagentfailedrooms')
     // The pager got the same single incident (critical), as JSON.
     const pages = receiver.webhooks().filter((w) => w.groupLabels.alertname === 'VoiceAgentFailedRooms')
