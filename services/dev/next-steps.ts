@@ -49,7 +49,7 @@ export function renderNextSteps(steps: NextSteps): string {
           `  alerts       ${steps.alertmanagerUrl} (Alertmanager; receivers from ALERT_*, docs/alerting.md), ${steps.prometheusUrl} (Prometheus)`,
         ]
       : [
-          '  alerts       not running (Prometheus and Alertmanager: sudo apt-get install -y prometheus prometheus-alertmanager)',
+          '  alerts       not running (Prometheus and Alertmanager missing or not started: see above, docs/alerting.md)',
         ]),
     '  Grafana      http://localhost:3000 (admin/admin) runs with `docker compose up`, not with ./run dev',
     '  stop         Ctrl-C',

@@ -36,7 +36,7 @@ describe('renderNextSteps', () => {
     )
     const off = renderNextSteps({ ...steps, prometheusUrl: undefined, alertmanagerUrl: undefined })
     expect(off.match(/^ {2}alerts .*$/gm)).toEqual([
-      '  alerts       not running (Prometheus and Alertmanager: sudo apt-get install -y prometheus prometheus-alertmanager)',
+      '  alerts       not running (Prometheus and Alertmanager missing or not started: see above, docs/alerting.md)',
     ])
   })
   it('never prints a configured secret (send reads WEBHOOK_SECRETS itself), and passes another port', () => {
