@@ -3,6 +3,7 @@ import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { alertSettingsFromEnv } from '../services/alerting/alertmanager-config.ts'
 import { loadConfig } from '../services/core/env.ts'
 import { piiRedactions } from '../services/core/privacy/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
@@ -25,6 +26,7 @@ interface Service {
   ports?: (string | number | { published?: string | number; target: number })[]
   volumes?: (string | { type?: string; source?: string; target: string })[]
   environment?: Record<string, Scalar> | string[]
+  restart?: string
 }
 interface Compose {
   services: Record<string, Service>
@@ -92,6 +94,8 @@ function parsePort(port: string | number | { published?: string | number; target
 }
 
 const isPort = (port: number | undefined) => Number.isInteger(port) && port! >= 1 && port! <= 65535
+/** A job that runs once and exits (restart "no"), e.g. rendering config: others wait for it to finish. */
+const runsOnce = (service: Service) => service.restart === 'no'
 const hasHealthcheck = (service: Service | undefined) =>
   Boolean(service?.healthcheck?.test) && service?.healthcheck?.disable !== true
 const healthcheckText = (service: Service) => [service.healthcheck?.test ?? []].flat().join(' ')
@@ -164,6 +168,8 @@ const defaultsFitContainers = new Set([
   'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
   'CLICKHOUSE_ROLLUP_TTL_DAYS',
   'DEV_SQL_PORT', // npm run dev only
+  'ALERTMANAGER_URL', // ./run dev's overview page only
+  'PROMETHEUS_URL',
   'PII_POLICY', // the ingress only: checked by its own test below
   'PII_HMAC_KEY',
   'CLICKHOUSE_CLUSTER', // one server; the cluster profile's worker sets it (checked below)
@@ -178,9 +184,19 @@ const inProfile = (profile: string | undefined) =>
   services.filter(([, service]) => (service.profiles?.[0] ?? undefined) === profile).map(([name]) => name)
 
 describe('docker-compose.yml', () => {
-  it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Grafana', () => {
+  it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Alertmanager, Grafana', () => {
     expect(inProfile(undefined).sort()).toEqual(
-      ['clickhouse', 'grafana', 'ingress', 'kafka', 'prometheus', 'schema-registry', 'worker'].sort(),
+      [
+        'alerting-config',
+        'alertmanager',
+        'clickhouse',
+        'grafana',
+        'ingress',
+        'kafka',
+        'prometheus',
+        'schema-registry',
+        'worker',
+      ].sort(),
     )
   })
 
@@ -207,15 +223,25 @@ describe('docker-compose.yml', () => {
     }
   })
 
-  it('starts each service only after its dependencies are healthy', () => {
+  it('starts each service only after its dependencies are healthy (or, run once, done)', () => {
     for (const [name, service] of services) {
       for (const [dependency, condition] of Object.entries(dependenciesOf(service))) {
         const target = compose.services[dependency]
         expect(target, `${name} depends on ${dependency}, which is a service`).toBeDefined()
+        if (runsOnce(target!)) {
+          expect(condition, `${name} waits for ${dependency} to finish`).toBe(
+            'service_completed_successfully',
+          )
+          continue
+        }
         expect(hasHealthcheck(target), `${dependency} (a dependency of ${name}) has a healthcheck`).toBe(true)
         expect(condition, `${name} waits for ${dependency} to be healthy`).toBe('service_healthy')
       }
     }
+    expect(dependenciesOf(compose.services.alertmanager!)).toEqual({
+      'alerting-config': 'service_completed_successfully',
+    })
+    expect(dependenciesOf(compose.services.prometheus!)).toEqual({ alertmanager: 'service_healthy' })
     expect(Object.keys(dependenciesOf(compose.services.worker!)).sort()).toEqual(
       ['clickhouse', 'kafka', 'schema-registry'].sort(),
     )
@@ -224,9 +250,12 @@ describe('docker-compose.yml', () => {
     )
   })
 
-  it('gives every service a healthcheck', () => {
+  it('gives every long-running service a healthcheck', () => {
     for (const [name, service] of services)
-      expect(hasHealthcheck(service), `${name} has a healthcheck`).toBe(true)
+      if (!runsOnce(service)) expect(hasHealthcheck(service), `${name} has a healthcheck`).toBe(true)
+    expect(services.filter(([, service]) => runsOnce(service)).map(([name]) => name)).toEqual([
+      'alerting-config',
+    ])
   })
 
   it('publishes valid ports, each host port once', () => {
@@ -242,7 +271,7 @@ describe('docker-compose.yml', () => {
         published.set(key, name)
       }
     }
-    expect(published.size).toBeGreaterThanOrEqual(services.length)
+    expect(published.size).toBeGreaterThanOrEqual(services.filter(([, service]) => !runsOnce(service)).length)
   })
 
   it('mounts only host paths that exist in the repository, and declared volumes', () => {
@@ -269,7 +298,10 @@ describe('docker-compose.yml', () => {
   })
 
   it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {
-    const needed = Object.keys(exampleEnv).filter((name) => !defaultsFitContainers.has(name))
+    // ALERT_* are the alerting-config service's (next test).
+    const needed = Object.keys(exampleEnv).filter(
+      (name) => !defaultsFitContainers.has(name) && !name.startsWith('ALERT_'),
+    )
     expect(needed).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'CLICKHOUSE_URL']))
     for (const name of ['ingress', 'worker', 'worker-cluster']) {
       const environment = environmentOf(compose.services[name]!)
@@ -282,6 +314,22 @@ describe('docker-compose.yml', () => {
       expect(() => parseWebhookSecrets(config.WEBHOOK_SECRETS), `${name}: WEBHOOK_SECRETS`).not.toThrow()
       expect(parseWebhookSecrets(config.WEBHOOK_SECRETS).length).toBeGreaterThan(0)
     }
+  })
+
+  it('gives the alerting-config service every ALERT_* setting of .env.example, unset channels off', () => {
+    const alerting = Object.keys(exampleEnv).filter((name) => name.startsWith('ALERT_'))
+    expect(alerting).toEqual(
+      expect.arrayContaining(['ALERT_WEBHOOK_URL', 'ALERT_SLACK_WEBHOOK_URL', 'ALERT_EMAIL_TO']),
+    )
+    const environment = environmentOf(compose.services['alerting-config']!)
+    expect(Object.keys(environment).sort()).toEqual(alerting.sort())
+    for (const channel of ['ALERT_WEBHOOK_URL', 'ALERT_SLACK_WEBHOOK_URL', 'ALERT_EMAIL_TO'])
+      expect(environment[channel], channel).toBe('')
+    // No secret reaches a service that does not need it.
+    for (const name of ['ingress', 'worker', 'prometheus', 'grafana'])
+      expect(
+        Object.keys(environmentOf(compose.services[name]!)).filter((v) => v.startsWith('ALERT_')),
+      ).toEqual([])
   })
 
   it("passes PII_POLICY and PII_HMAC_KEY from the operator's environment to the ingress, keeping everything when unset", () => {
@@ -416,7 +464,12 @@ describe('.env.example', () => {
     expect(Object.keys(exampleEnv)).toContain('CLICKHOUSE_URL')
     const fromExample = loadConfig(exampleEnv)
     for (const [name, value] of Object.entries(exampleEnv))
-      if (value !== '') expect(String(fromExample[name as keyof typeof fromExample]), name).toBe(value)
+      if (value !== '' && !name.startsWith('ALERT_'))
+        expect(String(fromExample[name as keyof typeof fromExample]), name).toBe(value)
+    // ALERT_* are read by the alerting config's renderer, which checks them the same way.
+    const alerting = alertSettingsFromEnv(exampleEnv)
+    expect(alerting.timing).toEqual({ groupWait: '20s', groupInterval: '5m', repeatInterval: '4h' })
+    expect(alerting.overviewUrl).toBe(exampleEnv.ALERT_OVERVIEW_URL)
   })
 })
 

@@ -197,36 +197,43 @@ const rules: ClickHouseRule[] = [
 ]
 
 function buildRule(rule: ClickHouseRule): alerting.Rule {
-  return new RuleBuilder(rule.title)
-    .uid(rule.uid)
-    .folderUID(alertFolder)
-    .ruleGroup(alertGroup)
-    .withQuery(
-      new QueryBuilder('A')
-        .datasourceUid(clickhouseDatasource.uid!)
-        .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
-        .model(tableSql(rule.rawSql, 'A')),
-    )
-    .withQuery(
-      new QueryBuilder('B')
-        .datasourceUid('__expr__')
-        .model(new TypeReduceBuilder().refId('B').expression('A').reducer('last')),
-    )
-    .withQuery(
-      new QueryBuilder('C').datasourceUid('__expr__').model(
-        new TypeThresholdBuilder()
-          .refId('C')
-          .expression('B')
-          .conditions([{ evaluator: { type: rule.threshold.type, params: [rule.threshold.value] } }]),
-      ),
-    )
-    .condition('C')
-    .forDuration('0s')
-    .noDataState('OK')
-    .execErrState('Error')
-    .labels({ severity: rule.severity })
-    .annotations({ summary: rule.summary, description: rule.description })
-    .build()
+  return (
+    new RuleBuilder(rule.title)
+      .uid(rule.uid)
+      .folderUID(alertFolder)
+      .ruleGroup(alertGroup)
+      .withQuery(
+        new QueryBuilder('A')
+          .datasourceUid(clickhouseDatasource.uid!)
+          .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
+          .model(tableSql(rule.rawSql, 'A')),
+      )
+      .withQuery(
+        new QueryBuilder('B')
+          .datasourceUid('__expr__')
+          .model(new TypeReduceBuilder().refId('B').expression('A').reducer('last')),
+      )
+      .withQuery(
+        new QueryBuilder('C').datasourceUid('__expr__').model(
+          new TypeThresholdBuilder()
+            .refId('C')
+            .expression('B')
+            .conditions([{ evaluator: { type: rule.threshold.type, params: [rule.threshold.value] } }]),
+        ),
+      )
+      .condition('C')
+      .forDuration('0s')
+      .noDataState('OK')
+      .execErrState('Error')
+      .labels({ severity: rule.severity })
+      // Each rule's runbook: its section of docs/alerting.md, headed by the rule's uid.
+      .annotations({
+        summary: rule.summary,
+        description: rule.description,
+        runbook_url: `docs/alerting.md#${rule.uid}`,
+      })
+      .build()
+  )
 }
 
 /** The Grafana file-provisioning form of the rules (provisioning/alerting/*.yaml, apiVersion 1). */

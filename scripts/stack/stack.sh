@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The real local stack without Docker: Apache Kafka (KRaft), Apicurio Registry and Keycloak
-# as plain Java processes on 127.0.0.1. ClickHouse is the embedded chDB engine (nothing to start).
+# as plain Java processes on 127.0.0.1, and Prometheus + Alertmanager from Debian's packages
+# (alerting for `./run dev`). ClickHouse is the embedded chDB engine (nothing to start).
 #
 #   stack.sh up [service...]     start what is not running yet, wait until ready (idempotent)
 #   stack.sh down [service...]   stop what this script started (by PID), nothing else
 #   stack.sh status              what runs, where, and its log file
 #   stack.sh fetch [service...]  only download into the cache
-# Services: kafka registry keycloak (default: all three, or $STACK_SERVICES).
+# Services: kafka registry keycloak (default: these three, or $STACK_SERVICES), prometheus
+# alertmanager (on request: `./run dev` starts them).
 # Settings (environment): KAFKA_PORT 9092, KAFKA_CONTROLLER_PORT 9093, REGISTRY_PORT 8081,
-# KEYCLOAK_PORT 8180, KAFKA_VERSION 3.9.1, APICURIO_VERSION 3.0.9, KEYCLOAK_VERSION 26.7.3,
+# KEYCLOAK_PORT 8180, PROMETHEUS_PORT 9090, ALERTMANAGER_PORT 9095 (9093 is Kafka's controller),
+# INGRESS_PORT 8080 and WORKER_METRICS_PORT 9464 (what Prometheus scrapes), ALERT_* (receivers,
+# docs/alerting.md), KAFKA_VERSION 3.9.1, APICURIO_VERSION 3.0.9, KEYCLOAK_VERSION 26.7.3,
 # VA_CACHE_DIR (downloads, default ~/.cache/voice-analytics), VA_STACK_DIR (pids, logs, data;
 # default <repo>/.stack). After `up`, $VA_STACK_DIR/stack.env holds the URLs for the tests.
 set -euo pipefail
@@ -23,6 +27,10 @@ KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 REGISTRY_PORT="${REGISTRY_PORT:-8081}"
 KEYCLOAK_PORT="${KEYCLOAK_PORT:-8180}"
 KEYCLOAK_MANAGEMENT_PORT="${KEYCLOAK_MANAGEMENT_PORT:-9180}"
+PROMETHEUS_PORT="${PROMETHEUS_PORT:-9090}"
+ALERTMANAGER_PORT="${ALERTMANAGER_PORT:-9095}"
+INGRESS_PORT="${INGRESS_PORT:-8080}"
+WORKER_METRICS_PORT="${WORKER_METRICS_PORT:-9464}"
 KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
 # 3.0.x runs on Java 17; 3.1+ needs Java 21 (set REGISTRY_JAVA to a java 21+ binary for those).
 APICURIO_VERSION="${APICURIO_VERSION:-3.0.9}"
@@ -84,6 +92,21 @@ fetch_keycloak() {
   unzip -q "$cache/downloads/keycloak-quarkus-dist-$KEYCLOAK_VERSION.zip" -d "$cache/keycloak-unpack"
   mv "$cache/keycloak-unpack/keycloak-$KEYCLOAK_VERSION" "$keycloak_home"
   rm -rf "$cache/keycloak-unpack"
+}
+
+# Prometheus and Alertmanager come from Debian packages (./run dev installs them as root), not
+# from a download: "fetching" them only checks they are there.
+binary_of() { # first of the names found on PATH
+  local name
+  for name in "$@"; do command -v "$name" 2>/dev/null && return 0; done
+  return 1
+}
+fetch_prometheus() {
+  binary_of prometheus >/dev/null || die "prometheus not found: sudo apt-get install -y prometheus"
+}
+fetch_alertmanager() {
+  binary_of prometheus-alertmanager alertmanager >/dev/null ||
+    die "alertmanager not found: sudo apt-get install -y prometheus-alertmanager"
 }
 
 # ---- starting: each service runs in its own process group so `down` stops all of it ----
@@ -198,12 +221,59 @@ start_keycloak() {
   wait_ready keycloak http_ok "$probe"
 }
 
+start_prometheus() {
+  # The compose config's settings (15 s scrape and evaluation: the shipped defaults) and the
+  # repository's rules, scraping the ingress and worker of `./run dev` on this machine.
+  local dir="$state/prometheus"
+  mkdir -p "$dir/data"
+  cat >"$dir/prometheus.yml" <<EOF
+# Written by scripts/stack/stack.sh for the local stack; compose uses dashboards/prometheus/prometheus.yml.
+global:
+  scrape_interval: 15s
+  evaluation_interval: 15s
+rule_files:
+  - $repo/dashboards/prometheus/rules/*.yml
+alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: ["127.0.0.1:$ALERTMANAGER_PORT"]
+scrape_configs:
+  - job_name: ingress
+    static_configs:
+      - targets: ["127.0.0.1:$INGRESS_PORT"]
+  - job_name: worker
+    static_configs:
+      - targets: ["127.0.0.1:$WORKER_METRICS_PORT"]
+EOF
+  launch prometheus "$(binary_of prometheus)" --config.file="$dir/prometheus.yml" \
+    --storage.tsdb.path="$dir/data" --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" --web.enable-lifecycle
+  wait_ready prometheus http_ok "http://127.0.0.1:$PROMETHEUS_PORT/-/ready"
+}
+
+start_alertmanager() {
+  # The config holds the receivers' secrets: rendered from ALERT_* into a 0600 file, never printed.
+  local dir="$state/alertmanager"
+  mkdir -p "$dir/data"
+  (
+    cd "$repo"
+    VA_QUIET=1 . scripts/ensure-node.sh
+    node services/alerting/render-alerting-config.ts --alertmanager "$dir" >&2
+  ) || die "cannot render the Alertmanager config (see above)"
+  # No cluster: one local Alertmanager (its gossip port would be 9094 otherwise).
+  launch alertmanager "$(binary_of prometheus-alertmanager alertmanager)" \
+    --config.file="$dir/alertmanager.yml" --storage.path="$dir/data" \
+    --web.listen-address="127.0.0.1:$ALERTMANAGER_PORT" --cluster.listen-address=
+  wait_ready alertmanager http_ok "http://127.0.0.1:$ALERTMANAGER_PORT/-/ready"
+}
+
 service_port() {
   case "$1" in
     kafka) echo "$KAFKA_PORT" ;;
     registry) echo "$REGISTRY_PORT" ;;
     keycloak) echo "$KEYCLOAK_PORT" ;;
-    *) die "unknown service '$1' (kafka, registry, keycloak)" ;;
+    prometheus) echo "$PROMETHEUS_PORT" ;;
+    alertmanager) echo "$ALERTMANAGER_PORT" ;;
+    *) die "unknown service '$1' (kafka, registry, keycloak, prometheus, alertmanager)" ;;
   esac
 }
 
@@ -226,6 +296,9 @@ KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT
 SCHEMA_REGISTRY_URL=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7
 KEYCLOAK_URL=http://127.0.0.1:$KEYCLOAK_PORT
 EOF
+  # Only what runs: `./run dev` and its overview page look for an Alertmanager here.
+  if running_pid prometheus >/dev/null; then echo "PROMETHEUS_URL=http://127.0.0.1:$PROMETHEUS_PORT" >>"$state/stack.env"; fi
+  if running_pid alertmanager >/dev/null; then echo "ALERTMANAGER_URL=http://127.0.0.1:$ALERTMANAGER_PORT" >>"$state/stack.env"; fi
 }
 
 down_one() {
@@ -267,8 +340,10 @@ mkdir -p "$state" "$cache"
 case "$command" in
   fetch) for s in "${services[@]}"; do service_port "$s" >/dev/null && "fetch_$s"; done ;;
   up)
-    command -v java >/dev/null || die "java not found: install a Java 17+ JDK (Debian: openjdk-17-jre-headless)"
-    command -v mvn >/dev/null || die "mvn not found: install Maven (Debian: maven) to fetch the servers from Maven Central"
+    if [[ " ${services[*]} " =~ \ (kafka|registry|keycloak)\  ]]; then
+      command -v java >/dev/null || die "java not found: install a Java 17+ JDK (Debian: openjdk-17-jre-headless)"
+      command -v mvn >/dev/null || die "mvn not found: install Maven (Debian: maven) to fetch the servers from Maven Central"
+    fi
     for s in "${services[@]}"; do up_one "$s"; done
     write_env
     log "ready; URLs in $state/stack.env"
@@ -283,5 +358,5 @@ case "$command" in
     echo "clickhouse embedded (chDB) unless CLICKHOUSE_URL is set"
     exit "$rc"
     ;;
-  *) die "usage: stack.sh up|down|status|fetch [kafka registry keycloak]" ;;
+  *) die "usage: stack.sh up|down|status|fetch [kafka registry keycloak prometheus alertmanager]" ;;
 esac

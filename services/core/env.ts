@@ -69,6 +69,10 @@ const envSchema = z
     CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).optional(),
     /** `npm run dev`: the local read-only SQL endpoint over the embedded ClickHouse (`voice-analytics query`). */
     DEV_SQL_PORT: port.default(8124),
+    // `./run dev`: the local Alertmanager and Prometheus (scripts/stack/stack.sh), shown on the
+    // overview page and in the printed URLs; unset = alerting not running.
+    ALERTMANAGER_URL: httpUrl.optional(),
+    PROMETHEUS_URL: httpUrl.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** json (production), pretty (readable lines), auto: pretty when stdout is a terminal. */
     LOG_FORMAT: z.enum(['json', 'pretty', 'auto']).default('auto'),

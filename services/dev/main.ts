@@ -40,6 +40,8 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         () => createClickHouse(config),
         config.DEV_SQL_PORT,
         await loadOrCreateLocalSecret(localStateDir(), 'sql-endpoint-token'),
+        undefined,
+        config.ALERTMANAGER_URL,
       )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   await waitUntilReady(`${ingress.url}/readyz`, {
@@ -66,6 +68,8 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
       database: config.CLICKHOUSE_DATABASE,
       // The address it listens on: `localhost` may resolve to ::1 first, where nothing listens.
       overviewUrl: sql ? `${sql.url}/` : undefined,
+      prometheusUrl: config.PROMETHEUS_URL,
+      alertmanagerUrl: config.ALERTMANAGER_URL,
     }),
   )
   const started = runStartedAt(process.env, processStartedAt)

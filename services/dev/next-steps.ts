@@ -17,6 +17,9 @@ export interface NextSteps {
   database: string
   /** The overview page of the local SQL endpoint; undefined with an external ClickHouse (no endpoint). */
   overviewUrl: string | undefined
+  /** The local Prometheus and Alertmanager (`./run dev` starts them when installed); undefined: not running. */
+  prometheusUrl: string | undefined
+  alertmanagerUrl: string | undefined
 }
 
 export const exampleQuery = (database: string) =>
@@ -41,6 +44,13 @@ export function renderNextSteps(steps: NextSteps): string {
       ? [`  overview     ${steps.overviewUrl} (latency, failed rooms, campaigns, tests; in a browser)`]
       : []),
     `  metrics      ${ingress}/metrics (ingress)${steps.workerMetricsUrl ? `, ${steps.workerMetricsUrl}/metrics (worker)` : ''}`,
+    ...(steps.prometheusUrl && steps.alertmanagerUrl
+      ? [
+          `  alerts       ${steps.alertmanagerUrl} (Alertmanager; receivers from ALERT_*, docs/alerting.md), ${steps.prometheusUrl} (Prometheus)`,
+        ]
+      : [
+          '  alerts       not running (Prometheus and Alertmanager missing or not started: see above, docs/alerting.md)',
+        ]),
     '  Grafana      http://localhost:3000 (admin/admin) runs with `docker compose up`, not with ./run dev',
     '  stop         Ctrl-C',
     '',

@@ -10,6 +10,8 @@ const steps = {
   workerMetricsUrl: 'http://127.0.0.1:9464',
   database: 'voice_analytics',
   overviewUrl: 'http://127.0.0.1:8124/',
+  prometheusUrl: 'http://127.0.0.1:9090',
+  alertmanagerUrl: 'http://127.0.0.1:9095',
 }
 
 describe('renderNextSteps', () => {
@@ -27,6 +29,15 @@ describe('renderNextSteps', () => {
   })
   it('names no overview page when there is none (an external ClickHouse has no local endpoint)', () => {
     expect(renderNextSteps({ ...steps, overviewUrl: undefined })).not.toContain('overview')
+  })
+  it('gives the Alertmanager and Prometheus URLs, or one line saying alerting is not running', () => {
+    expect(renderNextSteps(steps)).toMatch(
+      /^ {2}alerts {7}http:\/\/127\.0\.0\.1:9095 \(Alertmanager; .*\), http:\/\/127\.0\.0\.1:9090 \(Prometheus\)$/m,
+    )
+    const off = renderNextSteps({ ...steps, prometheusUrl: undefined, alertmanagerUrl: undefined })
+    expect(off.match(/^ {2}alerts .*$/gm)).toEqual([
+      '  alerts       not running (Prometheus and Alertmanager missing or not started: see above, docs/alerting.md)',
+    ])
   })
   it('never prints a configured secret (send reads WEBHOOK_SECRETS itself), and passes another port', () => {
     const text = renderNextSteps({

@@ -59,6 +59,8 @@ export async function startSqlEndpoint(
   port: number,
   token: string,
   host = '127.0.0.1',
+  /** the local Alertmanager whose alerts the overview page shows; unset: "alerting not running" */
+  alertmanagerUrl?: string,
 ): Promise<SqlEndpoint> {
   let servedPort = port
   const server = createServer(async (request, response) => {
@@ -77,7 +79,7 @@ export async function startSqlEndpoint(
         answer(response, refusal.status, refusal.message)
         return
       }
-      await answerOverview(overview, response, openSession).catch((error: Error) => {
+      await answerOverview(overview, response, openSession, alertmanagerUrl).catch((error: Error) => {
         if (!response.headersSent) answer(response, 500, `the overview failed: ${error.message}`)
       })
       return

@@ -8,7 +8,8 @@ import { findBinary } from './promtool.ts'
 
 // A Prometheus of the test's own (Debian's binary, never a system service): temp config and
 // data directory, a free port on loopback, the repository's rule files, fast scrape and rule
-// evaluation. Stopped by its pid.
+// evaluation (or the interval given: the alerting benchmark runs the shipped 15 s), and the
+// Alertmanager given to send alerts to. Stopped by its pid.
 export interface ScrapeTarget {
   job: string
   /** host:port */
@@ -24,9 +25,17 @@ export interface PrometheusServer {
   log(): string
 }
 
+export interface PrometheusOptions {
+  /** scrape and evaluation interval; 1s unless given */
+  interval?: string
+  /** base URL of an Alertmanager to send alerts to */
+  alertmanagerUrl?: string
+}
+
 export async function startPrometheus(
   targets: ScrapeTarget[],
   ruleFiles: string[],
+  { interval = '1s', alertmanagerUrl }: PrometheusOptions = {},
 ): Promise<PrometheusServer> {
   const binary = findBinary('prometheus')
   const dir = mkdtempSync(join(tmpdir(), 'va-prometheus-'))
@@ -34,12 +43,18 @@ export async function startPrometheus(
   writeFileSync(
     config,
     stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      global: { scrape_interval: interval, scrape_timeout: '1s', evaluation_interval: interval },
       rule_files: ruleFiles,
-      scrape_configs: targets.map(({ job, address }) => ({
+      ...(alertmanagerUrl
+        ? {
+            alerting: { alertmanagers: [{ static_configs: [{ targets: [new URL(alertmanagerUrl).host] }] }] },
+          }
+        : {}),
+      // One scrape config per job, with every target of that job.
+      scrape_configs: [...new Set(targets.map((target) => target.job))].map((job) => ({
         job_name: job,
         metrics_path: '/metrics',
-        static_configs: [{ targets: [address] }],
+        static_configs: [{ targets: targets.filter((target) => target.job === job).map((t) => t.address) }],
       })),
     }),
   )

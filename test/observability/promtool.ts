@@ -1,16 +1,29 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 
-// Prometheus and promtool from Debian's `prometheus` package. A test that needs them and cannot
-// find them fails, saying how to install them; it never skips.
-export const installHint =
-  "install Debian's prometheus package: `sudo apt-get update && sudo apt-get install -y prometheus` " +
-  '(gives /usr/bin/prometheus and /usr/bin/promtool; .ci/run does this on CI), or put both on PATH'
+// Prometheus and promtool from Debian's `prometheus` package, Alertmanager and amtool from
+// `prometheus-alertmanager`. A test that needs them and cannot find them fails, saying how to
+// install them; it never skips.
+const binaries = {
+  prometheus: { package: 'prometheus', names: ['prometheus'] },
+  promtool: { package: 'prometheus', names: ['promtool'] },
+  // Debian names the server prometheus-alertmanager; upstream's release calls it alertmanager.
+  alertmanager: { package: 'prometheus-alertmanager', names: ['prometheus-alertmanager', 'alertmanager'] },
+  amtool: { package: 'prometheus-alertmanager', names: ['amtool'] },
+} as const
 
-export function findBinary(name: 'prometheus' | 'promtool'): string {
-  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' })
-  const path = found.stdout.trim()
-  if (found.status !== 0 || !path) throw new Error(`${name} not found: ${installHint}`)
-  return path
+export type MonitoringBinary = keyof typeof binaries
+
+export const installHint = (name: MonitoringBinary) =>
+  `install Debian's ${binaries[name].package} package: \`sudo apt-get update && sudo apt-get install -y ` +
+  `${binaries[name].package}\` (./run test does this as root), or put ${binaries[name].names.join(' or ')} on PATH`
+
+export function findBinary(name: MonitoringBinary): string {
+  for (const candidate of binaries[name].names) {
+    const found = spawnSync('sh', ['-c', `command -v ${candidate}`], { encoding: 'utf8' })
+    const path = found.stdout.trim()
+    if (found.status === 0 && path) return path
+  }
+  throw new Error(`${name} not found: ${installHint(name)}`)
 }
 
 export interface ToolResult {

@@ -8,6 +8,7 @@ import { isOverviewQueryName, type OverviewQueryName } from './overview-queries.
 // still reads nothing. Data comes only from fixed, named queries. Pure: decisions only.
 export const overviewAssets = {
   'overview.js': { file: 'overview-page.js', type: 'text/javascript; charset=utf-8' },
+  'overview-alerts.js': { file: 'overview-alerts.js', type: 'text/javascript; charset=utf-8' },
   'overview.css': { file: 'overview.css', type: 'text/css; charset=utf-8' },
   'uplot.js': { file: 'uplot/dist/uPlot.iife.min.js', type: 'text/javascript; charset=utf-8' },
   'uplot.css': { file: 'uplot/dist/uPlot.min.css', type: 'text/css; charset=utf-8' },
@@ -19,6 +20,8 @@ export type OverviewRoute =
   | { kind: 'page' }
   | { kind: 'asset'; asset: OverviewAsset }
   | { kind: 'data'; name: OverviewQueryName }
+  /** What Alertmanager has firing, asked by the server (firing-alerts.ts), never by the browser. */
+  | { kind: 'alerts' }
   | { kind: 'not-found' }
   | { kind: 'method-not-allowed' }
 
@@ -31,6 +34,7 @@ export function overviewRoute(method: string | undefined, url: URL): OverviewRou
   if (method !== 'GET' && method !== 'HEAD') return page ? undefined : { kind: 'method-not-allowed' }
   if (page) return { kind: 'page' }
   const rest = url.pathname.slice('/overview/'.length)
+  if (rest === 'alerts') return { kind: 'alerts' }
   if (Object.hasOwn(overviewAssets, rest)) return { kind: 'asset', asset: rest as OverviewAsset }
   const data = /^data\/([a-z0-9-]+)$/.exec(rest)
   if (data && isOverviewQueryName(data[1]!)) return { kind: 'data', name: data[1] }

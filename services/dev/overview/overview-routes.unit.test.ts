@@ -18,6 +18,12 @@ describe('overviewRoute', () => {
       name: 'e2e-latency',
     })
     expect(overviewRoute('GET', at('/overview/uplot.js'))).toEqual({ kind: 'asset', asset: 'uplot.js' })
+    expect(overviewRoute('GET', at('/overview/alerts'))).toEqual({ kind: 'alerts' })
+    expect(overviewRoute('GET', at('/overview/overview-alerts.js'))).toEqual({
+      kind: 'asset',
+      asset: 'overview-alerts.js',
+    })
+    expect(overviewRoute('POST', at('/overview/alerts'))).toEqual({ kind: 'method-not-allowed' })
     for (const path of [
       '/overview/data/system.tables',
       '/overview/data/toString',
