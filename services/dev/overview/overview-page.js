@@ -69,12 +69,19 @@ function drawChart(element, data) {
     ],
     // The x axis is the window the page shows (the last 24 hours), not the span of the data.
     scales: { x: { time: true, range: () => range } },
+    // uPlot sets its scales after the first draw: record the x extent then, for a reader (and the test).
+    hooks: {
+      setScale: [
+        (plot, key) => {
+          if (key === 'x') element.dataset.xRange = `${plot.scales.x.min}-${plot.scales.x.max}`
+        },
+      ],
+    },
     axes: [{}, { size: 60 }],
     legend: { live: false },
   }
   // uPlot draws into the element it is given (and its legend below the canvas).
-  const plot = new uPlot(options, [x, ...series.map((one) => one.values)], element)
-  element.dataset.xRange = `${plot.scales.x.min}-${plot.scales.x.max}`
+  new uPlot(options, [x, ...series.map((one) => one.values)], element)
 }
 
 function drawTable(element, data) {
