@@ -1,0 +1,127 @@
+-- What each call costs (#25). Prices are data with effective dates, never folded into stored rows:
+-- the cost of a conversation is computed when it is read, from the prices valid at its event_time,
+-- so a price change needs no re-ingest. Written by `voice-analytics prices set|import`, which refuses
+-- duplicate and overlapping validity (services/core/pricing/price-rules.ts); the rules of what a
+-- call costs are in docs/costs.md, and services/core/pricing/conversation-cost.ts computes the same
+-- in TypeScript (the tests hold the two to the cent).
+--
+-- One row per price component and key:
+--   telephony  per started minute, by telecom_provider and direction ('' = either direction)
+--   stt, tts, llm  per minute (per second of duration) or per turn, by agent_id ('' = every agent)
+--   call_fee   per call, by agent_id ('' = every agent)
+-- A row is valid from valid_from until valid_to, or, when valid_to is NULL, until the next row of
+-- the same key starts.
+
+CREATE TABLE IF NOT EXISTS {database}.prices
+(
+    component LowCardinality(String) COMMENT 'telephony, stt, tts, llm or call_fee',
+    telecom_provider LowCardinality(String) COMMENT 'telephony only: the provider as the platform names it',
+    direction LowCardinality(String) COMMENT 'telephony only: inbound, outbound or empty for either',
+    agent_id LowCardinality(String) COMMENT 'stt, tts, llm, call_fee: the agent, or empty for every agent',
+    unit LowCardinality(String) COMMENT 'minute, turn or call',
+    price Decimal(18, 6) COMMENT 'per unit, in currency',
+    currency LowCardinality(String),
+    valid_from DateTime64(3, 'UTC'),
+    valid_to Nullable(DateTime64(3, 'UTC')) COMMENT 'exclusive; NULL: until the next price of the key',
+    note String,
+    created_at DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = ReplacingMergeTree(created_at)
+ORDER BY (component, telecom_provider, direction, agent_id, valid_from);
+
+-- The prices as a range dictionary keyed like the table, each row with the end of its validity
+-- (valid_to, else the next valid_from of its key): a lookup per component and conversation, chosen
+-- over ASOF JOINs by measurement (bench/results/cost.md). Reloaded by the CLI after every change,
+-- and every minute or two for rows written by other means.
+CREATE DICTIONARY IF NOT EXISTS {database}.price_lookup
+(
+    component String,
+    telecom_provider String,
+    direction String,
+    agent_id String,
+    unit String,
+    price Float64,
+    currency String,
+    valid_from DateTime64(3, 'UTC'),
+    valid_until Nullable(DateTime64(3, 'UTC'))
+)
+PRIMARY KEY component, telecom_provider, direction, agent_id
+SOURCE(CLICKHOUSE(QUERY 'SELECT component, telecom_provider, direction, agent_id, unit, toFloat64(price) AS price, currency, valid_from, coalesce(valid_to, leadInFrame(toNullable(valid_from)) OVER (PARTITION BY component, telecom_provider, direction, agent_id ORDER BY valid_from ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)) AS valid_until FROM {database}.prices FINAL'))
+LIFETIME(MIN 60 MAX 120)
+LAYOUT(COMPLEX_KEY_RANGE_HASHED())
+RANGE(MIN valid_from MAX valid_until);
+
+-- Each conversation's cost and its breakdown. A component that applies and has no price valid at
+-- the call's time makes the call unpriced: cost NULL, the component named in unpriced_components,
+-- never a zero. Telephony applies to phone calls (telecom_provider set): outbound for campaign
+-- calls, inbound otherwise, billed per started minute; the others apply to every conversation.
+CREATE VIEW IF NOT EXISTS {database}.conversation_costs AS
+WITH
+    '{database}.price_lookup' AS lookup,
+    telecom_provider IS NOT NULL AS phone_call,
+    if(campaign_id IS NOT NULL, 'outbound', 'inbound') AS call_direction,
+    ifNull(duration_seconds, 0) AS seconds,
+    -- telephony: the provider's price for the direction, else for either direction
+    tuple('telephony', ifNull(telecom_provider, ''), call_direction, '') AS telephony_directed,
+    if(isNull(dictGetOrNull(lookup, 'price', telephony_directed, event_time)),
+        tuple('telephony', ifNull(telecom_provider, ''), '', ''), telephony_directed) AS telephony_key,
+    dictGetOrNull(lookup, 'price', telephony_key, event_time) AS telephony_price,
+    -- the others: the agent's price, else the price for every agent
+    if(isNull(dictGetOrNull(lookup, 'price', tuple('stt', '', '', agent_id), event_time)),
+        tuple('stt', '', '', ''), tuple('stt', '', '', agent_id)) AS stt_key,
+    if(isNull(dictGetOrNull(lookup, 'price', tuple('tts', '', '', agent_id), event_time)),
+        tuple('tts', '', '', ''), tuple('tts', '', '', agent_id)) AS tts_key,
+    if(isNull(dictGetOrNull(lookup, 'price', tuple('llm', '', '', agent_id), event_time)),
+        tuple('llm', '', '', ''), tuple('llm', '', '', agent_id)) AS llm_key,
+    if(isNull(dictGetOrNull(lookup, 'price', tuple('call_fee', '', '', agent_id), event_time)),
+        tuple('call_fee', '', '', ''), tuple('call_fee', '', '', agent_id)) AS call_fee_key,
+    dictGetOrNull(lookup, 'price', stt_key, event_time) AS stt_price,
+    dictGetOrNull(lookup, 'price', tts_key, event_time) AS tts_price,
+    dictGetOrNull(lookup, 'price', llm_key, event_time) AS llm_price,
+    dictGetOrNull(lookup, 'price', call_fee_key, event_time) AS call_fee_price,
+    -- quantities: per started minute (telephony), per second (other minute prices), per turn
+    ceil(seconds / 60) AS telephony_minutes,
+    seconds / 60 AS minutes,
+    round(if(phone_call, telephony_price * telephony_minutes, 0), 6) AS telephony_amount,
+    round(stt_price * if(dictGetOrNull(lookup, 'unit', stt_key, event_time) = 'turn', user_turn_count, minutes), 6) AS stt_amount,
+    round(tts_price * if(dictGetOrNull(lookup, 'unit', tts_key, event_time) = 'turn', agent_turn_count, minutes), 6) AS tts_amount,
+    round(llm_price * if(dictGetOrNull(lookup, 'unit', llm_key, event_time) = 'turn', agent_turn_count, minutes), 6) AS llm_amount,
+    round(call_fee_price, 6) AS call_fee_amount,
+    arrayFilter(component -> component != '', [
+        if(duration_seconds IS NULL, 'duration', ''),
+        if(phone_call AND telephony_price IS NULL, 'telephony', ''),
+        if(stt_price IS NULL, 'stt', ''),
+        if(tts_price IS NULL, 'tts', ''),
+        if(llm_price IS NULL, 'llm', ''),
+        if(call_fee_price IS NULL, 'call_fee', '')]) AS missing
+SELECT
+    session_id,
+    event_time,
+    source,
+    agent_id,
+    agent_name,
+    campaign_id,
+    campaign_name,
+    campaign_item_id,
+    telecom_provider,
+    if(phone_call, call_direction, NULL) AS direction,
+    test_run_id,
+    test_id,
+    test_success,
+    status,
+    room_failed,
+    error_message,
+    duration_seconds,
+    user_turn_count,
+    agent_turn_count,
+    toUInt32(if(phone_call, telephony_minutes, 0)) AS billed_telephony_minutes,
+    telephony_amount AS telephony_cost,
+    stt_amount AS stt_cost,
+    tts_amount AS tts_cost,
+    llm_amount AS llm_cost,
+    call_fee_amount AS call_fee,
+    if(empty(missing), round(telephony_amount + stt_amount + tts_amount + llm_amount + call_fee_amount, 6), NULL) AS cost,
+    toBool(NOT empty(missing)) AS unpriced,
+    missing AS unpriced_components,
+    dictGetOrNull(lookup, 'currency', stt_key, event_time) AS currency
+FROM {database}.conversations FINAL
