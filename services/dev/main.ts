@@ -40,6 +40,8 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         () => createClickHouse(config),
         config.DEV_SQL_PORT,
         await loadOrCreateLocalSecret(localStateDir(), 'sql-endpoint-token'),
+        '127.0.0.1',
+        config.CLICKHOUSE_DATABASE,
       )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   await waitUntilReady(`${ingress.url}/readyz`, {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { registerAuthCommand } from './auth.ts'
 import { registerMigrateCommand } from './migrate.ts'
+import { registerPricesCommand } from './prices.ts'
 import { registerQueryCommand } from './query.ts'
 import { registerReplayCommand } from './replay.ts'
 import { registerSendCommand } from './send.ts'
@@ -16,6 +17,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerMigrateCommand,
   registerReplayCommand,
   registerQueryCommand,
+  registerPricesCommand,
 ]
 
 export function registerCommands(program: Command): void {
