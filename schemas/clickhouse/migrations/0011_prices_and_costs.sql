@@ -29,71 +29,70 @@ CREATE TABLE IF NOT EXISTS {database}.prices
 ENGINE = ReplacingMergeTree(created_at)
 ORDER BY (component, telecom_provider, direction, agent_id, valid_from);
 
--- The prices as a range dictionary keyed like the table, each row with the end of its validity
--- (valid_to, else the next valid_from of its key): a lookup per component and conversation, chosen
--- over ASOF JOINs by measurement (bench/results/cost.md). Reloaded by the CLI after every change,
--- and every minute or two for rows written by other means.
+-- The prices as a range dictionary, keyed by a hash of the table's key (a UInt64 key: lookups with
+-- a tuple of strings as the key measured ~10x slower), each row with the end of its validity
+-- (valid_to, else the next valid_from of its key) less a millisecond: the dictionary's ranges include
+-- their end, a price's validity does not (a call at the very start of a price change takes the new
+-- price; test/cost). Chosen over ASOF JOINs by measurement
+-- (bench/results/cost.md). Reloaded by the CLI after every change, and every minute or two for
+-- rows written by other means.
 CREATE DICTIONARY IF NOT EXISTS {database}.price_lookup
 (
-    component String,
-    telecom_provider String,
-    direction String,
-    agent_id String,
+    price_key UInt64,
     unit String,
     price Float64,
     currency String,
     valid_from DateTime64(3, 'UTC'),
     valid_until Nullable(DateTime64(3, 'UTC'))
 )
-PRIMARY KEY component, telecom_provider, direction, agent_id
-SOURCE(CLICKHOUSE(QUERY 'SELECT component, telecom_provider, direction, agent_id, unit, toFloat64(price) AS price, currency, valid_from, coalesce(valid_to, leadInFrame(toNullable(valid_from)) OVER (PARTITION BY component, telecom_provider, direction, agent_id ORDER BY valid_from ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)) AS valid_until FROM {database}.prices FINAL'))
+PRIMARY KEY price_key
+SOURCE(CLICKHOUSE(QUERY 'SELECT cityHash64(component, telecom_provider, direction, agent_id) AS price_key, unit, toFloat64(price) AS price, currency, valid_from, coalesce(valid_to, leadInFrame(toNullable(valid_from)) OVER (PARTITION BY component, telecom_provider, direction, agent_id ORDER BY valid_from ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)) - toIntervalMillisecond(1) AS valid_until FROM {database}.prices FINAL'))
 LIFETIME(MIN 60 MAX 120)
-LAYOUT(COMPLEX_KEY_RANGE_HASHED())
+LAYOUT(RANGE_HASHED())
 RANGE(MIN valid_from MAX valid_until);
 
 -- Each conversation's cost and its breakdown. A component that applies and has no price valid at
 -- the call's time makes the call unpriced: cost NULL, the component named in unpriced_components,
 -- never a zero. Telephony applies to phone calls (telecom_provider set): outbound for campaign
 -- calls, inbound otherwise, billed per started minute; the others apply to every conversation.
+-- Two lookups per component: the specific price (direction, agent) and the general one.
 CREATE VIEW IF NOT EXISTS {database}.conversation_costs AS
 WITH
     '{database}.price_lookup' AS lookup,
+    ('price', 'unit', 'currency') AS attributes,
     telecom_provider IS NOT NULL AS phone_call,
     if(campaign_id IS NOT NULL, 'outbound', 'inbound') AS call_direction,
     ifNull(duration_seconds, 0) AS seconds,
-    -- telephony: the provider's price for the direction, else for either direction
-    tuple('telephony', ifNull(telecom_provider, ''), call_direction, '') AS telephony_directed,
-    if(isNull(dictGetOrNull(lookup, 'price', telephony_directed, event_time)),
-        tuple('telephony', ifNull(telecom_provider, ''), '', ''), telephony_directed) AS telephony_key,
-    dictGetOrNull(lookup, 'price', telephony_key, event_time) AS telephony_price,
-    -- the others: the agent's price, else the price for every agent
-    if(isNull(dictGetOrNull(lookup, 'price', tuple('stt', '', '', agent_id), event_time)),
-        tuple('stt', '', '', ''), tuple('stt', '', '', agent_id)) AS stt_key,
-    if(isNull(dictGetOrNull(lookup, 'price', tuple('tts', '', '', agent_id), event_time)),
-        tuple('tts', '', '', ''), tuple('tts', '', '', agent_id)) AS tts_key,
-    if(isNull(dictGetOrNull(lookup, 'price', tuple('llm', '', '', agent_id), event_time)),
-        tuple('llm', '', '', ''), tuple('llm', '', '', agent_id)) AS llm_key,
-    if(isNull(dictGetOrNull(lookup, 'price', tuple('call_fee', '', '', agent_id), event_time)),
-        tuple('call_fee', '', '', ''), tuple('call_fee', '', '', agent_id)) AS call_fee_key,
-    dictGetOrNull(lookup, 'price', stt_key, event_time) AS stt_price,
-    dictGetOrNull(lookup, 'price', tts_key, event_time) AS tts_price,
-    dictGetOrNull(lookup, 'price', llm_key, event_time) AS llm_price,
-    dictGetOrNull(lookup, 'price', call_fee_key, event_time) AS call_fee_price,
-    -- quantities: per started minute (telephony), per second (other minute prices), per turn
+    dictGetOrNull(lookup, attributes, cityHash64('telephony', ifNull(telecom_provider, ''), call_direction, ''), event_time) AS telephony_directed,
+    dictGetOrNull(lookup, attributes, cityHash64('telephony', ifNull(telecom_provider, ''), '', ''), event_time) AS telephony_either,
+    if(isNull(telephony_directed.price), telephony_either, telephony_directed) AS telephony,
+    dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', agent_id), event_time) AS stt_agent,
+    dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', ''), event_time) AS stt_every,
+    if(isNull(stt_agent.price), stt_every, stt_agent) AS stt,
+    dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', agent_id), event_time) AS tts_agent,
+    dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', ''), event_time) AS tts_every,
+    if(isNull(tts_agent.price), tts_every, tts_agent) AS tts,
+    dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', agent_id), event_time) AS llm_agent,
+    dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', ''), event_time) AS llm_every,
+    if(isNull(llm_agent.price), llm_every, llm_agent) AS llm,
+    dictGetOrNull(lookup, attributes, cityHash64('call_fee', '', '', agent_id), event_time) AS call_fee_agent,
+    dictGetOrNull(lookup, attributes, cityHash64('call_fee', '', '', ''), event_time) AS call_fee_every,
+    if(isNull(call_fee_agent.price), call_fee_every, call_fee_agent) AS call_fee_price,
+    -- quantities: per started minute (telephony), by the second (other minute prices), per turn
     ceil(seconds / 60) AS telephony_minutes,
     seconds / 60 AS minutes,
-    round(if(phone_call, telephony_price * telephony_minutes, 0), 6) AS telephony_amount,
-    round(stt_price * if(dictGetOrNull(lookup, 'unit', stt_key, event_time) = 'turn', user_turn_count, minutes), 6) AS stt_amount,
-    round(tts_price * if(dictGetOrNull(lookup, 'unit', tts_key, event_time) = 'turn', agent_turn_count, minutes), 6) AS tts_amount,
-    round(llm_price * if(dictGetOrNull(lookup, 'unit', llm_key, event_time) = 'turn', agent_turn_count, minutes), 6) AS llm_amount,
-    round(call_fee_price, 6) AS call_fee_amount,
+    round(if(phone_call, telephony.price * telephony_minutes, 0), 6) AS telephony_amount,
+    round(stt.price * if(stt.unit = 'turn', user_turn_count, minutes), 6) AS stt_amount,
+    round(tts.price * if(tts.unit = 'turn', agent_turn_count, minutes), 6) AS tts_amount,
+    round(llm.price * if(llm.unit = 'turn', agent_turn_count, minutes), 6) AS llm_amount,
+    round(call_fee_price.price, 6) AS call_fee_amount,
     arrayFilter(component -> component != '', [
         if(duration_seconds IS NULL, 'duration', ''),
-        if(phone_call AND telephony_price IS NULL, 'telephony', ''),
-        if(stt_price IS NULL, 'stt', ''),
-        if(tts_price IS NULL, 'tts', ''),
-        if(llm_price IS NULL, 'llm', ''),
-        if(call_fee_price IS NULL, 'call_fee', '')]) AS missing
+        if(phone_call AND telephony.price IS NULL, 'telephony', ''),
+        if(stt.price IS NULL, 'stt', ''),
+        if(tts.price IS NULL, 'tts', ''),
+        if(llm.price IS NULL, 'llm', ''),
+        if(call_fee_price.price IS NULL, 'call_fee', '')]) AS missing
 SELECT
     session_id,
     event_time,
@@ -123,5 +122,5 @@ SELECT
     if(empty(missing), round(telephony_amount + stt_amount + tts_amount + llm_amount + call_fee_amount, 6), NULL) AS cost,
     toBool(NOT empty(missing)) AS unpriced,
     missing AS unpriced_components,
-    dictGetOrNull(lookup, 'currency', stt_key, event_time) AS currency
+    coalesce(stt.currency, telephony.currency, call_fee_price.currency) AS currency
 FROM {database}.conversations FINAL

@@ -41,15 +41,18 @@ export function checkPriceChanges(existing: PriceRow[], added: PriceChange[]): v
       const before = sorted[index - 1]!
       const after = sorted[index]!
       if (!originOf.has(before) && !originOf.has(after)) continue
+      // Each problem is told from the side of a new price.
+      const [told, other] = originOf.has(after) ? [after, before] : [before, after]
       if (before.valid_from === after.valid_from)
         problems.push(
-          `${describe(after)}: ${describeKey(after)} already has a price from ${at(after.valid_from)} ` +
-            `(${describe(before)}); a price change starts at another time`,
+          `${describe(told)}: ${describeKey(told)} already has a price from ${at(told.valid_from)} ` +
+            `(${describe(other)}); a price change starts at another time`,
         )
       else if (before.valid_to !== undefined && before.valid_to > after.valid_from)
         problems.push(
-          `${describe(after)}: ${describeKey(after)} from ${at(after.valid_from)} overlaps ` +
-            `${describe(before)}, valid until ${at(before.valid_to)}`,
+          `${describe(told)}: ${describeKey(told)} from ${at(told.valid_from)}` +
+            `${told.valid_to === undefined ? '' : ` until ${at(told.valid_to)}`} overlaps ` +
+            `${describe(other)}${other.valid_to === undefined ? '' : `, valid until ${at(other.valid_to)}`}`,
         )
     }
   }

@@ -55,8 +55,9 @@ describe('checkPriceChanges', () => {
       checkPriceChanges([twilio('2026-01-01', '0.01', '2026-03-01')], [change(twilio('2026-03-01'))]),
     ).not.toThrow()
     // A new price whose valid_to runs past a stored one's start.
-    expect(refusal([twilio('2026-03-01')], [change(twilio('2026-01-01', '0.01', '2026-04-01'))])).toContain(
-      'overlaps line 2',
+    expect(refusal([twilio('2026-03-01')], [change(twilio('2026-01-01', '0.01', '2026-04-01'))])).toBe(
+      'line 2: telephony Twilio either direction from 2026-01-01T00:00:00.000Z until 2026-04-01T00:00:00.000Z ' +
+        'overlaps the stored price from 2026-03-01T00:00:00.000Z',
     )
   })
 
