@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { parsePriceCsv } from '../../services/core/pricing/price-csv.ts'
+import { addPrices } from '../../services/core/pricing/price-store.ts'
+import { database, fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
 import {
   alertRuleQueries,
   clickhousePanelQueries,
@@ -106,6 +108,8 @@ beforeAll(async () => {
     seed: 6,
     flaggedEvery: 10,
   })
+  // The example prices (Vonage left unpriced on purpose), so cost queries have costs to show.
+  await addPrices(client, database, parsePriceCsv(readFileSync(join(repoRoot, 'docs/prices.example.csv'), 'utf8')))
 })
 
 afterAll(async () => {
@@ -408,6 +412,13 @@ describe('docs/sql-cookbook.md', () => {
       'latency and failure rate per telecom provider',
       'latency and failure rate per test run',
       'test traffic vs production traffic per agent',
+      'cost per campaign',
+      'cost per completed call',
+      'cost per agent',
+      'cost per telecom provider',
+      'cost per passed test',
+      'money lost to failed rooms',
+      'cost per day',
     ])
       expect(titles).toContain(topic)
   })
