@@ -39,14 +39,13 @@ ORDER BY (component, telecom_provider, direction, agent_id, valid_from);
 CREATE DICTIONARY IF NOT EXISTS {database}.price_lookup
 (
     price_key UInt64,
-    unit String,
     price Float64,
-    currency String,
+    per_turn UInt8,
     valid_from DateTime64(3, 'UTC'),
     valid_until Nullable(DateTime64(3, 'UTC'))
 )
 PRIMARY KEY price_key
-SOURCE(CLICKHOUSE(QUERY 'SELECT cityHash64(component, telecom_provider, direction, agent_id) AS price_key, unit, toFloat64(price) AS price, currency, valid_from, coalesce(valid_to, leadInFrame(toNullable(valid_from)) OVER (PARTITION BY component, telecom_provider, direction, agent_id ORDER BY valid_from ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)) - toIntervalMillisecond(1) AS valid_until FROM {database}.prices FINAL'))
+SOURCE(CLICKHOUSE(QUERY 'SELECT cityHash64(component, telecom_provider, direction, agent_id) AS price_key, toFloat64(price) AS price, toUInt8(unit = ''turn'') AS per_turn, valid_from, coalesce(valid_to, leadInFrame(toNullable(valid_from)) OVER (PARTITION BY component, telecom_provider, direction, agent_id ORDER BY valid_from ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)) - toIntervalMillisecond(1) AS valid_until FROM {database}.prices FINAL'))
 LIFETIME(MIN 60 MAX 120)
 LAYOUT(RANGE_HASHED())
 RANGE(MIN valid_from MAX valid_until);
@@ -55,44 +54,40 @@ RANGE(MIN valid_from MAX valid_until);
 -- the call's time makes the call unpriced: cost NULL, the component named in unpriced_components,
 -- never a zero. Telephony applies to phone calls (telecom_provider set): outbound for campaign
 -- calls, inbound otherwise, billed per started minute; the others apply to every conversation.
--- Two lookups per component: the specific price (direction, agent) and the general one.
+-- Two lookups per component, numbers only: the specific price (direction, agent) and the general
+-- one. The cost needs no array or string per row (they measured slower): unpriced_components is
+-- worked out only when a query asks for it.
 CREATE VIEW IF NOT EXISTS {database}.conversation_costs AS
 WITH
     '{database}.price_lookup' AS lookup,
-    ('price', 'unit', 'currency') AS attributes,
+    ('price', 'per_turn') AS attributes,
     telecom_provider IS NOT NULL AS phone_call,
     if(campaign_id IS NOT NULL, 'outbound', 'inbound') AS call_direction,
     ifNull(duration_seconds, 0) AS seconds,
-    dictGetOrNull(lookup, attributes, cityHash64('telephony', ifNull(telecom_provider, ''), call_direction, ''), event_time) AS telephony_directed,
-    dictGetOrNull(lookup, attributes, cityHash64('telephony', ifNull(telecom_provider, ''), '', ''), event_time) AS telephony_either,
-    if(isNull(telephony_directed.price), telephony_either, telephony_directed) AS telephony,
+    cityHash64('telephony', ifNull(telecom_provider, ''), call_direction, '') AS telephony_directed_key,
+    cityHash64('telephony', ifNull(telecom_provider, ''), '', '') AS telephony_either_key,
+    coalesce(
+        dictGetOrNull(lookup, 'price', telephony_directed_key, event_time),
+        dictGetOrNull(lookup, 'price', telephony_either_key, event_time)) AS telephony_price,
     dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', agent_id), event_time) AS stt_agent,
-    dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', ''), event_time) AS stt_every,
-    if(isNull(stt_agent.price), stt_every, stt_agent) AS stt,
+    if(isNull(stt_agent.price), dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', ''), event_time), stt_agent) AS stt,
     dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', agent_id), event_time) AS tts_agent,
-    dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', ''), event_time) AS tts_every,
-    if(isNull(tts_agent.price), tts_every, tts_agent) AS tts,
+    if(isNull(tts_agent.price), dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', ''), event_time), tts_agent) AS tts,
     dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', agent_id), event_time) AS llm_agent,
-    dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', ''), event_time) AS llm_every,
-    if(isNull(llm_agent.price), llm_every, llm_agent) AS llm,
-    dictGetOrNull(lookup, attributes, cityHash64('call_fee', '', '', agent_id), event_time) AS call_fee_agent,
-    dictGetOrNull(lookup, attributes, cityHash64('call_fee', '', '', ''), event_time) AS call_fee_every,
-    if(isNull(call_fee_agent.price), call_fee_every, call_fee_agent) AS call_fee_price,
+    if(isNull(llm_agent.price), dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', ''), event_time), llm_agent) AS llm,
+    coalesce(
+        dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', agent_id), event_time),
+        dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', ''), event_time)) AS call_fee_price,
     -- quantities: per started minute (telephony), by the second (other minute prices), per turn
     ceil(seconds / 60) AS telephony_minutes,
     seconds / 60 AS minutes,
-    round(if(phone_call, telephony.price * telephony_minutes, 0), 6) AS telephony_amount,
-    round(stt.price * if(stt.unit = 'turn', user_turn_count, minutes), 6) AS stt_amount,
-    round(tts.price * if(tts.unit = 'turn', agent_turn_count, minutes), 6) AS tts_amount,
-    round(llm.price * if(llm.unit = 'turn', agent_turn_count, minutes), 6) AS llm_amount,
-    round(call_fee_price.price, 6) AS call_fee_amount,
-    arrayFilter(component -> component != '', [
-        if(duration_seconds IS NULL, 'duration', ''),
-        if(phone_call AND telephony.price IS NULL, 'telephony', ''),
-        if(stt.price IS NULL, 'stt', ''),
-        if(tts.price IS NULL, 'tts', ''),
-        if(llm.price IS NULL, 'llm', ''),
-        if(call_fee_price.price IS NULL, 'call_fee', '')]) AS missing
+    round(if(phone_call, telephony_price * telephony_minutes, 0), 6) AS telephony_amount,
+    round(stt.price * if(stt.per_turn = 1, user_turn_count, minutes), 6) AS stt_amount,
+    round(tts.price * if(tts.per_turn = 1, agent_turn_count, minutes), 6) AS tts_amount,
+    round(llm.price * if(llm.per_turn = 1, agent_turn_count, minutes), 6) AS llm_amount,
+    round(call_fee_price, 6) AS call_fee_amount,
+    duration_seconds IS NULL OR (phone_call AND telephony_price IS NULL) OR stt.price IS NULL
+        OR tts.price IS NULL OR llm.price IS NULL OR call_fee_price IS NULL AS is_unpriced
 SELECT
     session_id,
     event_time,
@@ -119,8 +114,15 @@ SELECT
     tts_amount AS tts_cost,
     llm_amount AS llm_cost,
     call_fee_amount AS call_fee,
-    if(empty(missing), round(telephony_amount + stt_amount + tts_amount + llm_amount + call_fee_amount, 6), NULL) AS cost,
-    toBool(NOT empty(missing)) AS unpriced,
-    missing AS unpriced_components,
-    coalesce(stt.currency, telephony.currency, call_fee_price.currency) AS currency
+    if(is_unpriced, NULL, round(telephony_amount + stt_amount + tts_amount + llm_amount + call_fee_amount, 6)) AS cost,
+    toBool(is_unpriced) AS unpriced,
+    arrayFilter(component -> component != '', [
+        if(duration_seconds IS NULL, 'duration', ''),
+        if(phone_call AND telephony_price IS NULL, 'telephony', ''),
+        if(stt.price IS NULL, 'stt', ''),
+        if(tts.price IS NULL, 'tts', ''),
+        if(llm.price IS NULL, 'llm', ''),
+        if(call_fee_price IS NULL, 'call_fee', '')]) AS unpriced_components,
+    -- One currency for every price (price-rules.ts), so the table's is each call's.
+    (SELECT any(currency) FROM {database}.prices) AS currency
 FROM {database}.conversations FINAL
