@@ -22,7 +22,11 @@ const runs = Number(process.env.BENCH_RUNS ?? 3)
 const dataDir = process.env.BENCH_DATA_DIR ?? join(tmpdir(), `va-cost-bench-${target}`)
 mkdirSync(dataDir, { recursive: true })
 
-const client = createClickHouse({ CLICKHOUSE_DATA_DIR: dataDir, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' })
+const client = createClickHouse({
+  CLICKHOUSE_DATA_DIR: dataDir,
+  CLICKHOUSE_USER: 'default',
+  CLICKHOUSE_PASSWORD: '',
+})
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim()
 async function scalar(query: string): Promise<number> {
   const result = await client.query({ query, format: 'JSONEachRow' })
@@ -53,7 +57,11 @@ if (stored < target) {
   console.log(`built in ${((performance.now() - started) / 1000).toFixed(0)} s`)
 }
 if ((await readPrices(client, database)).length === 0)
-  await addPrices(client, database, parsePriceCsv(readFileSync(new URL('../docs/prices.example.csv', import.meta.url), 'utf8')))
+  await addPrices(
+    client,
+    database,
+    parsePriceCsv(readFileSync(new URL('../docs/prices.example.csv', import.meta.url), 'utf8')),
+  )
 
 // A fixed window (the last 30 days when the bench starts): with now() calls at its edge slid out
 // between two queries, and the two ways of costing seemed to disagree.
@@ -91,7 +99,11 @@ function asofJoinQuery(): string {
     `ASOF LEFT JOIN (SELECT * FROM ${prices} WHERE ${where}) AS ${alias} ON ${on} AND c.event_time >= ${alias}.valid_from`
   const agentPriced = (component: string) => [
     join(`${component}_a`, `component = '${component}'`, `${component}_a.agent_id = c.agent_id`),
-    join(`${component}_d`, `component = '${component}' AND agent_id = ''`, `${component}_d.agent_id = c.every_agent`),
+    join(
+      `${component}_d`,
+      `component = '${component}' AND agent_id = ''`,
+      `${component}_d.agent_id = c.every_agent`,
+    ),
   ]
   const amount = (component: string, turns: string) =>
     `coalesce(${valid(`${component}_a`)}, ${valid(`${component}_d`)}) * if(${unitOf(`${component}_a`, `${component}_d`)} = 'turn', ${turns}, c.seconds / 60)`
@@ -125,7 +137,11 @@ const campaignCalls = await scalar(
 console.log(`${conversations} conversations in the last 30 days, ${campaignCalls} campaign calls`)
 // The two ways of costing must agree before either is timed.
 const totals = async (name: string) =>
-  (await (await client.query({ query: queries[name]!, format: 'JSONEachRow' })).json<Record<string, unknown>>())
+  (
+    await (
+      await client.query({ query: queries[name]!, format: 'JSONEachRow' })
+    ).json<Record<string, unknown>>()
+  )
     .map((row) => `${row.campaign} ${row.total_cost} ${row.unpriced_calls}`)
     .sort()
     .join('\n')
