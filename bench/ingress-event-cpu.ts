@@ -22,7 +22,7 @@ async function pipeline(dir: string, fastPath = false) {
   const { classifyWebhook } = await load('services/ingress/classify-webhook.ts')
   const { toKafkaMessage } = await load('services/ingress/webhook-message.ts')
   const { messageBytes } = await load('services/ingress/batching-producer.ts')
-  const { piiRedactions } = await load('services/core/pii/pii-settings.ts')
+  const { piiRedactions } = await load('services/core/privacy/pii/pii-settings.ts')
   const { createEventCodec } = await load('services/core/event-codec.ts')
   const { eventAvroSchema } = await load('services/core/event/event-schema.ts')
   // Stands in for the registry (no I/O here): the schema id and the writer schema it would return.

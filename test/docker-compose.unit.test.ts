@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { loadConfig } from '../services/core/env.ts'
-import { piiRedactions } from '../services/core/pii/pii-settings.ts'
+import { piiRedactions } from '../services/core/privacy/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
 import { ingressEnvironment, ingressEnvironmentPrefix, ingressNodeFlags } from '../services/ingress/main.ts'
 import { workerNodeFlags } from '../services/worker/main.ts'
@@ -16,6 +16,7 @@ const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8')
 
 type Scalar = string | number | boolean | null
 interface Service {
+  profiles?: string[]
   image?: string
   build?: string | { context?: string; dockerfile?: string }
   command?: string | string[]
@@ -143,6 +144,8 @@ function filesUnder(dir: string): string[] {
 const exampleEnv = parseEnvFile(read('.env.example'))
 // Settings of .env.example the containers need not be given: their defaults fit inside a container.
 const defaultsFitContainers = new Set([
+  'ERASURE_HMAC_KEY', // read by `forget` only, never by the ingress or the worker
+  'KAFKA_RETENTION_HOURS', // 7 days fits a container as anywhere
   'KAFKA_CLIENT_ID',
   'CLICKHOUSE_DATA_DIR', // embedded engine only; the compose stack runs a ClickHouse server
   'INGRESS_HOST', // 0.0.0.0 already
@@ -163,13 +166,29 @@ const defaultsFitContainers = new Set([
   'DEV_SQL_PORT', // npm run dev only
   'PII_POLICY', // the ingress only: checked by its own test below
   'PII_HMAC_KEY',
+  'CLICKHOUSE_CLUSTER', // one server; the cluster profile's worker sets it (checked below)
 ])
+
+/** The texts of every `<tag>…</tag>` of a configuration file (the cluster's files are that simple). */
+const xmlValues = (text: string, tag: string) =>
+  [...text.replace(/<!--[\s\S]*?-->/g, '').matchAll(new RegExp(`<${tag}>([^<]*)</${tag}>`, 'g'))].map(
+    (match) => match[1]!.trim(),
+  )
+const inProfile = (profile: string | undefined) =>
+  services.filter(([, service]) => (service.profiles?.[0] ?? undefined) === profile).map(([name]) => name)
 
 describe('docker-compose.yml', () => {
   it('has the whole pipeline: Kafka, a registry, ClickHouse, ingress, worker, Prometheus, Grafana', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(
+    expect(inProfile(undefined).sort()).toEqual(
       ['clickhouse', 'grafana', 'ingress', 'kafka', 'prometheus', 'schema-registry', 'worker'].sort(),
     )
+  })
+
+  it('has a cluster profile: Keeper, two shards and a worker in cluster mode, and no other profile', () => {
+    expect(inProfile('cluster').sort()).toEqual(
+      ['clickhouse-keeper', 'clickhouse-shard1', 'clickhouse-shard2', 'worker-cluster'].sort(),
+    )
+    for (const [name, service] of services) expect(service.profiles ?? ['cluster'], name).toEqual(['cluster'])
   })
 
   it('pins every image to a tag other than latest, or builds it from the Dockerfile', () => {
@@ -252,7 +271,7 @@ describe('docker-compose.yml', () => {
   it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {
     const needed = Object.keys(exampleEnv).filter((name) => !defaultsFitContainers.has(name))
     expect(needed).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'CLICKHOUSE_URL']))
-    for (const name of ['ingress', 'worker']) {
+    for (const name of ['ingress', 'worker', 'worker-cluster']) {
       const environment = environmentOf(compose.services[name]!)
       for (const variable of needed)
         expect(
@@ -310,6 +329,83 @@ describe('docker-compose.yml', () => {
       config.WORKER_METRICS_PORT,
     )
     expect(healthcheckText(compose.services.worker!)).toContain(`:${config.WORKER_METRICS_PORT}/healthz`)
+  })
+})
+
+describe('docker-compose.yml, profile cluster (deploy/clickhouse-cluster/)', () => {
+  const cluster = read('deploy/clickhouse-cluster/cluster.xml')
+  const keeper = read('deploy/clickhouse-cluster/keeper.xml')
+  const worker = loadConfig(environmentOf(compose.services['worker-cluster']!))
+  const shards = ['clickhouse-shard1', 'clickhouse-shard2']
+  const mountOf = (service: string, target: string) =>
+    bindMounts(compose.services[service]!).find((mount) => mount.target === target)?.source
+
+  it('runs the worker as the other worker runs, in cluster mode, in a consumer group of its own', () => {
+    expect(compose.services['worker-cluster']!.command).toEqual(compose.services.worker!.command)
+    expect(compose.services['worker-cluster']!.build).toEqual(compose.services.worker!.build)
+    expect(worker.CLICKHOUSE_CLUSTER).toBe('va_cluster')
+    expect(worker.WORKER_GROUP_ID).not.toBe(
+      loadConfig(environmentOf(compose.services.worker!)).WORKER_GROUP_ID,
+    )
+    const url = new URL(worker.CLICKHOUSE_URL!)
+    expect(shards).toContain(url.hostname)
+    expect(url.port).toBe('8123')
+    expect(healthcheckText(compose.services[url.hostname]!)).toContain(':8123/ping')
+    expect(Object.keys(dependenciesOf(compose.services['worker-cluster']!)).sort()).toEqual(
+      ['kafka', 'schema-registry', ...shards].sort(),
+    )
+  })
+
+  it('defines the cluster the worker names: every shard once, its native port, internal replication', () => {
+    const definition = new RegExp(
+      `<remote_servers>\\s*<${worker.CLICKHOUSE_CLUSTER}>([\\s\\S]*)</${worker.CLICKHOUSE_CLUSTER}>`,
+    ).exec(cluster)
+    expect(definition, `remote_servers defines ${worker.CLICKHOUSE_CLUSTER}`).not.toBeNull()
+    expect(xmlValues(definition![1]!, 'host')).toEqual(shards)
+    expect(xmlValues(definition![1]!, 'port')).toEqual(['9000', '9000'])
+    expect(xmlValues(definition![1]!, 'internal_replication')).toEqual(['true', 'true'])
+    // Shards reach each other as the user the image creates from the same variables.
+    for (const variable of ['CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD'])
+      expect(cluster.match(new RegExp(`from_env="${variable}"`, 'g'))?.length).toBe(shards.length)
+    for (const shard of shards) {
+      const environment = environmentOf(compose.services[shard]!)
+      expect(environment.CLICKHOUSE_USER).toBe(worker.CLICKHOUSE_USER)
+      expect(environment.CLICKHOUSE_PASSWORD).toBe(worker.CLICKHOUSE_PASSWORD)
+    }
+  })
+
+  it('gives each shard the cluster file, the query profile and macros of its own: distinct shard and replica names', () => {
+    const macros = shards.map((shard) => {
+      expect(mountOf(shard, '/etc/clickhouse-server/config.d/cluster.xml')).toBe(
+        './deploy/clickhouse-cluster/cluster.xml',
+      )
+      const file = mountOf(shard, '/etc/clickhouse-server/config.d/macros.xml')
+      expect(file, `${shard} mounts its macros`).toBeDefined()
+      const text = read(file!)
+      expect(mountOf(shard, '/etc/clickhouse-server/users.d/query-profile.xml')).toBe(
+        './deploy/clickhouse-cluster/query-profile.xml',
+      )
+      expect(xmlValues(text, 'replica'), file).toEqual([shard])
+      return xmlValues(text, 'shard')[0]
+    })
+    expect(new Set(macros).size).toBe(shards.length)
+  })
+
+  it('points every node at the Keeper the profile runs, on the port its healthcheck asks', () => {
+    expect(xmlValues(cluster, 'host').at(-1)).toBe('clickhouse-keeper')
+    const zookeeper = /<zookeeper>([\s\S]*)<\/zookeeper>/.exec(cluster)![1]!
+    const port = xmlValues(keeper, 'tcp_port')[0]
+    expect(xmlValues(zookeeper, 'host')).toEqual(['clickhouse-keeper'])
+    expect(xmlValues(zookeeper, 'port')).toEqual([port])
+    expect(xmlValues(keeper, 'hostname')).toEqual(['clickhouse-keeper'])
+    expect(healthcheckText(compose.services['clickhouse-keeper']!)).toContain(`/dev/tcp/127.0.0.1/${port}`)
+    expect(xmlValues(keeper, 'four_letter_word_white_list')[0]).toContain('ruok')
+    const entrypoint = (compose.services['clickhouse-keeper'] as Service & { entrypoint?: string[] })
+      .entrypoint
+    const configFile = entrypoint?.find((argument) => argument.startsWith('--config-file='))?.split('=')[1]
+    expect(mountOf('clickhouse-keeper', configFile!)).toBe('./deploy/clickhouse-cluster/keeper.xml')
+    for (const shard of shards)
+      expect(dependenciesOf(compose.services[shard]!)).toEqual({ 'clickhouse-keeper': 'service_healthy' })
   })
 })
 

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from './clickhouse.ts'
+import { ClusterDdlError, clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
 
 // Versioned ClickHouse migrations: schemas/clickhouse/migrations/NNNN_name.sql, applied in order
 // and recorded in <database>.schema_migrations. Every statement is idempotent (IF NOT EXISTS), so
 // two processes migrating at once, or a run cut short, do no harm; an applied migration whose file
-// changed afterwards is refused (write a new migration instead).
+// changed afterwards is refused (write a new migration instead). With a cluster name
+// (CLICKHOUSE_CLUSTER), the statements run in their cluster form (clickhouse-cluster-ddl.ts): ON
+// CLUSTER, Replicated engines under <table>_local, Distributed tables under the contract names.
 export const migrationsDir = new URL('../../schemas/clickhouse/migrations/', import.meta.url)
 
 export interface Migration {
@@ -67,17 +70,48 @@ interface AppliedRow {
   checksum: string
 }
 
+/**
+ * The database and the table that records applied migrations. In a cluster the record is replicated
+ * to every node (one Keeper path, no {shard}), so a migrator on any node sees what was applied;
+ * its replica name joins the shard's and the replica's macros, unique in the cluster.
+ */
+export function migrationBookkeeping(database: string, cluster?: string): string[] {
+  const columns =
+    "(version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))"
+  if (!cluster)
+    return [
+      `CREATE DATABASE IF NOT EXISTS ${database}`,
+      `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations ${columns}
+      ENGINE = ReplacingMergeTree ORDER BY version`,
+    ]
+  return [
+    `CREATE DATABASE IF NOT EXISTS ${database} ON CLUSTER ${cluster}`,
+    `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations ON CLUSTER ${cluster} ${columns}
+      ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{uuid}/all', '{shard}-{replica}') ORDER BY version`,
+  ]
+}
+
+/** Translated as a whole: a statement's cluster form depends on what the ones before created. */
+function clusterForm(migrations: Migration[], cluster: string, database: string): string[][] {
+  try {
+    return clusterMigrationStatements(migrations, { cluster, database })
+  } catch (error) {
+    if (error instanceof ClusterDdlError)
+      throw new MigrationError(`migrations cannot run on cluster ${cluster}: ${error.message}`)
+    throw error
+  }
+}
+
 export async function runMigrations(
   client: ClickHouseClient,
   database: string,
   migrations: Migration[] = loadMigrations(database),
+  cluster?: string,
 ): Promise<MigrationReport> {
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations
-      (version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
-      ENGINE = ReplacingMergeTree ORDER BY version`,
-  })
+  for (const query of migrationBookkeeping(database, cluster)) await client.command({ query })
+  const statements = cluster
+    ? clusterForm(migrations, cluster, database)
+    : migrations.map((migration) => migration.statements)
   const result = await client.query({
     query: `SELECT version, any(name) AS name, any(checksum) AS checksum
       FROM ${database}.schema_migrations GROUP BY version`,
@@ -85,7 +119,7 @@ export async function runMigrations(
   })
   const applied = new Map((await result.json<AppliedRow>()).map((row) => [Number(row.version), row]))
   const report: MigrationReport = { applied: [], alreadyApplied: 0 }
-  for (const migration of migrations) {
+  for (const [index, migration] of migrations.entries()) {
     const done = applied.get(migration.version)
     if (done) {
       if (done.checksum !== migration.checksum)
@@ -97,7 +131,7 @@ export async function runMigrations(
       report.alreadyApplied++
       continue
     }
-    for (const statement of migration.statements) {
+    for (const statement of statements[index]!) {
       try {
         await client.command({ query: statement })
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from './clickhouse.ts'
+import { ClusterDdl, localSuffix } from './clickhouse-cluster-ddl.ts'
 
 // Retention is configuration (CLICKHOUSE_TTL_DAYS, CLICKHOUSE_ROLLUP_TTL_DAYS for the worker;
 // --ttl-days, --rollup-ttl-days for `migrate` and `replay`), not a migration: each table's TTL is
@@ -60,11 +61,29 @@ export function retentionStatements(
   return statements
 }
 
+/**
+ * In a cluster the TTL belongs to the shards' <table>_local tables (their engine_full says it): the
+ * same statements in cluster form, ON CLUSTER on the local tables.
+ */
+export function clusterRetentionStatements(
+  database: string,
+  cluster: string,
+  localTables: readonly TableEngine[],
+  settings: RetentionSettings,
+): string[] {
+  const tables = localTables
+    .filter(({ name }) => name.endsWith(localSuffix))
+    .map(({ name, engine_full }) => ({ name: name.slice(0, -localSuffix.length), engine_full }))
+  const ddl = new ClusterDdl({ cluster, database }, new Map(tables.map(({ name }) => [name, 'sharded'])))
+  return retentionStatements(database, tables, settings).flatMap((statement) => ddl.translate(statement))
+}
+
 /** Applies the retention asked for; returns the statements it ran. */
 export async function applyRetention(
   client: ClickHouseClient,
   database: string,
   settings: RetentionSettings,
+  cluster?: string,
 ): Promise<string[]> {
   if (settings.conversationDays === undefined && settings.rollupDays === undefined) return []
   const result = await client.query({
@@ -72,7 +91,10 @@ export async function applyRetention(
     query_params: { database },
     format: 'JSONEachRow',
   })
-  const statements = retentionStatements(database, await result.json<TableEngine>(), settings)
+  const tables = await result.json<TableEngine>()
+  const statements = cluster
+    ? clusterRetentionStatements(database, cluster, tables, settings)
+    : retentionStatements(database, tables, settings)
   for (const statement of statements) await client.command({ query: statement })
   return statements
 }

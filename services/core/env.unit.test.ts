@@ -24,10 +24,20 @@ describe('loadConfig', () => {
     ['CLICKHOUSE_DATABASE', 'drop table;'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_FORMAT', 'xml'],
+    ['CLICKHOUSE_CLUSTER', "va'; drop"],
   ])('names %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [variable]: value })).toThrow(
       new RegExp(`^invalid configuration: ${variable}:`),
+    )
+  })
+  it('takes a cluster name with a server to reach it, and refuses one for the embedded engine', () => {
+    expect(loadConfig({}).CLICKHOUSE_CLUSTER).toBeUndefined()
+    expect(
+      loadConfig({ CLICKHOUSE_CLUSTER: 'va_cluster', CLICKHOUSE_URL: 'http://ch1:8123' }).CLICKHOUSE_CLUSTER,
+    ).toBe('va_cluster')
+    expect(() => loadConfig({ CLICKHOUSE_CLUSTER: 'va_cluster' })).toThrow(
+      /^invalid configuration: CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL/,
     )
   })
 })

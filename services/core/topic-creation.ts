@@ -24,6 +24,15 @@ export interface TopicToCreate {
 export const maxMessageBytesConfig = 'max.message.bytes'
 
 /**
+ * How long a new topic keeps its messages (KAFKA_RETENTION_HOURS, default 7 days): also how long an
+ * erased caller's raw events stay in the event topic, DLQ and quarantine (docs/privacy.md). Kafka
+ * cannot remove one message from them; the worker never stores a forgotten conversation again.
+ */
+export function retentionSpec(topic: string, retentionHours: number): TopicSpec {
+  return { topic, configEntries: [{ name: 'retention.ms', value: String(retentionHours * 3_600_000) }] }
+}
+
+/**
  * The specs of the topics that do not exist yet; existing ones are left as they are. Each new
  * topic takes messages of `maxMessageBytes` (the broker's default is 1 MiB, far below what the
  * ingress accepts) unless its spec sets max.message.bytes itself.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { topicsToCreate } from './topic-creation.ts'
+import { retentionSpec, topicsToCreate } from './topic-creation.ts'
 import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
 
 // Both Kafka admins (kafkajs in the worker, @platformatic/kafka in the ingress) create what this decides.
@@ -33,6 +33,21 @@ describe('topicsToCreate', () => {
   it('defaults to what the default body limit needs', () => {
     expect(topicsToCreate([], [{ topic: 'e' }])[0]?.configEntries).toEqual([
       { name: 'max.message.bytes', value: String(topicMessageLimit(defaultBodyLimitBytes)) },
+    ])
+  })
+})
+
+describe('retentionSpec', () => {
+  it('keeps messages for the hours given, beside the message limit', () => {
+    expect(topicsToCreate([], [retentionSpec('a', 168)], 5_000)).toEqual([
+      {
+        topic: 'a',
+        numPartitions: 6,
+        configEntries: [
+          { name: 'retention.ms', value: '604800000' },
+          { name: 'max.message.bytes', value: '5000' },
+        ],
+      },
     ])
   })
 })

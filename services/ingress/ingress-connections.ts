@@ -9,6 +9,7 @@ import {
 import { isMessageTooLarge } from '../core/kafka-errors.ts'
 import { createBatchProducer } from '../core/kafka-producer.ts'
 import type { Logger } from '../core/logger.ts'
+import { retentionSpec } from '../core/topic-creation.ts'
 import { topicMessageLimit, topics } from '../core/topics.ts'
 import { BatchingProducer } from './batching-producer.ts'
 import { errorReason, readiness, requestWithCredentials, urlHost } from './readiness-checks.ts'
@@ -88,7 +89,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
       const names = Object.values(topics)
       await ensureTopics(
         admin,
-        names.map((topic) => ({ topic })),
+        names.map((topic) => retentionSpec(topic, config.KAFKA_RETENTION_HOURS)),
         topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
       )
       for (const [topic, limit] of await topicMessageLimits(admin, names)) {

@@ -1,7 +1,7 @@
 import { type Config, loadConfig } from '../core/env.ts'
 import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetricsRegistry } from '../core/metrics.ts'
-import { piiRedactions } from '../core/pii/pii-settings.ts'
+import { piiRedactions } from '../core/privacy/pii/pii-settings.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
 import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'

@@ -18,6 +18,10 @@ export const insertSettings = {
   async_insert: 0,
   // A tombstone leaves most columns out: ClickHouse fills their defaults (clickhouse-native-format.ts).
   input_format_null_as_default: 1,
+  // Cluster mode (CLICKHOUSE_CLUSTER): the tables are Distributed; the insert returns only once every
+  // shard holds its rows under this write's token, never from a queue on the node that took it
+  // (docs/scaling.md, "Cluster mode"). No effect on a table that is not Distributed.
+  distributed_foreground_insert: 1,
 } as const
 
 const encoders = Object.fromEntries(

@@ -2,9 +2,11 @@ import type { ClickHouseClient } from '../core/clickhouse.ts'
 import type { Config } from '../core/env.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
+import { sessionHash } from '../core/privacy/erasure/erasure-selector.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
 import { CountOnCommit, type MessageSource, messageCounts } from './count-on-commit.ts'
 import { createDomainMetrics, recordConversations } from './domain-metrics.ts'
+import { withoutConversations } from './forgotten-conversations.ts'
 import { parseLabelList } from './metric-label-limit.ts'
 import {
   conversationsToInspect,
@@ -136,6 +138,22 @@ export async function storedKeys(
   return stored
 }
 
+/** The write's conversations that `forget` erased (forgotten_sessions holds SHA-256 of their ids). */
+async function forgottenConversations(
+  client: ClickHouseClient,
+  database: string,
+  rows: Pick<TableRows, 'conversations'>,
+): Promise<Set<string>> {
+  const byHash = new Map(rows.conversations.map((row) => [sessionHash(row.session_id), row.session_id]))
+  if (byHash.size === 0) return new Set()
+  const result = await client.query({
+    query: `SELECT session_hash FROM ${database}.forgotten_sessions WHERE session_hash IN {hashes:Array(String)}`,
+    query_params: { hashes: [...byHash.keys()] },
+    format: 'JSONEachRow',
+  })
+  return new Set((await result.json<{ session_hash: string }>()).map((row) => byHash.get(row.session_hash)!))
+}
+
 /**
  * Wraps the worker's ClickHouse write: look up what is stored, write the plan (the newest delivery
  * of each conversation, tombstones for what it no longer has), and note which of its messages count
@@ -165,9 +183,13 @@ export function createNewestDeliveryWrite(
   })
   const counts = new CountOnCommit()
   async function writeNewest(
-    rows: TableRows,
+    incoming: TableRows,
     write: (planned: TableRows, planDigest: string) => Promise<TableWrite[]>,
   ): Promise<TableWrite[]> {
+    const forgotten = await forgottenConversations(clickhouse, config.CLICKHOUSE_DATABASE, incoming)
+    if (forgotten.size > 0)
+      logger.info({ conversations: forgotten.size }, 'conversations erased by forget are not stored again')
+    const rows = withoutConversations(incoming, forgotten)
     const stored =
       rows.conversations.length === 0
         ? { ...emptyStoredKeys(), sources: [] }

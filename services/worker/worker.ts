@@ -10,6 +10,7 @@ import { createBatchProducer } from '../core/kafka-producer.ts'
 import type { KafkaSettings } from '../core/kafka-settings.ts'
 import type { Logger } from '../core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../core/metrics.ts'
+import { retentionSpec } from '../core/topic-creation.ts'
 import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.ts'
 import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
@@ -54,13 +55,23 @@ export async function prepareClickHouse(
 ): Promise<void> {
   await retryUntil(
     async () => {
-      const report = await runMigrations(clickhouse, config.CLICKHOUSE_DATABASE)
+      const report = await runMigrations(
+        clickhouse,
+        config.CLICKHOUSE_DATABASE,
+        undefined,
+        config.CLICKHOUSE_CLUSTER,
+      )
       for (const migration of report.applied)
         logger.info({ version: migration.version, name: migration.name }, 'ClickHouse migration applied')
-      const retention = await applyRetention(clickhouse, config.CLICKHOUSE_DATABASE, {
-        conversationDays: config.CLICKHOUSE_TTL_DAYS,
-        rollupDays: config.CLICKHOUSE_ROLLUP_TTL_DAYS,
-      })
+      const retention = await applyRetention(
+        clickhouse,
+        config.CLICKHOUSE_DATABASE,
+        {
+          conversationDays: config.CLICKHOUSE_TTL_DAYS,
+          rollupDays: config.CLICKHOUSE_ROLLUP_TTL_DAYS,
+        },
+        config.CLICKHOUSE_CLUSTER,
+      )
       for (const statement of retention) logger.info({ statement }, 'ClickHouse retention changed')
     },
     {
@@ -85,6 +96,7 @@ async function prepareKafkaTopics(
   settings: KafkaSettings,
   names: readonly string[],
   maxMessageBytes: number,
+  retentionHours: number,
   logger: Logger,
   signal: AbortSignal,
   backoff: BackoffSettings,
@@ -95,7 +107,7 @@ async function prepareKafkaTopics(
       try {
         await ensureTopics(
           admin,
-          names.map((name) => ({ topic: name })),
+          names.map((name) => retentionSpec(name, retentionHours)),
           maxMessageBytes,
         )
       } finally {
@@ -181,6 +193,7 @@ export async function startWorker(
       kafkaSettings,
       [topic, config.WORKER_DLQ_TOPIC],
       topicMessageLimit(config.INGRESS_BODY_LIMIT_BYTES),
+      config.KAFKA_RETENTION_HOURS,
       logger,
       controller.signal,
       backoff,

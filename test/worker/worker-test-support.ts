@@ -113,9 +113,11 @@ export async function connectedProducer(kafka: Kafka): Promise<Producer> {
 export async function queryRows<T = Record<string, unknown>>(
   client: ClickHouseClient,
   query: string,
+  params: Record<string, unknown> = {},
 ): Promise<T[]> {
   const result = await client.query({
     query,
+    query_params: params,
     format: 'JSONEachRow',
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   })

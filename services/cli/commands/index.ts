@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { registerAuthCommand } from './auth.ts'
+import { registerForgetCommand } from './forget.ts'
 import { registerMigrateCommand } from './migrate.ts'
 import { registerPricesCommand } from './prices.ts'
 import { registerQueryCommand } from './query.ts'
@@ -18,6 +19,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerReplayCommand,
   registerQueryCommand,
   registerPricesCommand,
+  registerForgetCommand,
 ]
 
 export function registerCommands(program: Command): void {

@@ -24,13 +24,19 @@ export function registerMigrateCommand(program: Command): void {
       'the worker migrates at start, or stop that process and run migrate again',
     )
     try {
-      const report = await runMigrations(client, config.CLICKHOUSE_DATABASE)
+      const report = await runMigrations(
+        client,
+        config.CLICKHOUSE_DATABASE,
+        undefined,
+        config.CLICKHOUSE_CLUSTER,
+      )
       for (const migration of report.applied)
         process.stdout.write(`applied ${String(migration.version).padStart(4, '0')}_${migration.name}\n`)
       const retention = await applyRetention(
         client,
         config.CLICKHOUSE_DATABASE,
         retentionFromOptions(options),
+        config.CLICKHOUSE_CLUSTER,
       )
       for (const statement of retention) process.stdout.write(`${statement}\n`)
       process.stdout.write(

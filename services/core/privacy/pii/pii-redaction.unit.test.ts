@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { validateConversationComplete } from '../event/event-validation.ts'
+import { validateConversationComplete } from '../../event/event-validation.ts'
 import { keepEverything, type PiiPolicy } from './pii-policy.ts'
 import { hashPhone, maskText, redactWebhookBody } from './pii-redaction.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../env.ts'
+import { loadConfig } from '../../env.ts'
 import { piiRedactions } from './pii-settings.ts'
 
 const key = 'k'.repeat(32)

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { eventShape, type ShapeType } from '../event/event-schema.ts'
+import { eventShape, type ShapeType } from '../../event/event-schema.ts'
 import type { PiiPolicy } from './pii-policy.ts'
 
 // Removes PII from a parsed webhook body as a source's policy says, before it is validated,
@@ -10,12 +10,14 @@ import type { PiiPolicy } from './pii-policy.ts'
 // than keep is dropped: it cannot be masked or hashed reliably. Which field falls under which
 // knob: pii-policy.ts.
 
-/** Digits of a phone number that only formatting separates hash alike, so joins survive formatting. */
-const phoneFormatting = /[\s().-]/g
+/** A phone number without the separators that only format it, so numbers compare and hash alike. */
+export function phoneWithoutFormatting(phone: string): string {
+  return phone.replace(/[\s().-]/g, '')
+}
 
 /** Keyed HMAC-SHA256 of a phone number: equal numbers give equal values, the key keeps them unguessable. */
 export function hashPhone(phone: string, key: string): string {
-  return `hmac:${createHmac('sha256', key).update(phone.replace(phoneFormatting, '')).digest('hex')}`
+  return `hmac:${createHmac('sha256', key).update(phoneWithoutFormatting(phone)).digest('hex')}`
 }
 
 const emailPattern = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g

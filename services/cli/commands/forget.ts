@@ -1,0 +1,145 @@
+import { createInterface } from 'node:readline/promises'
+import type { Command } from 'commander'
+import { runMigrations } from '../../core/clickhouse-migrations.ts'
+import { openClickHouse } from '../../core/clickhouse-open.ts'
+import { type Config, loadConfig } from '../../core/env.ts'
+import { createKafka } from '../../core/kafka.ts'
+import { loadOrCreateLocalSecret, localStateDir } from '../../core/local-secret.ts'
+import { createLogger } from '../../core/logger.ts'
+import {
+  ErasureRequestError,
+  messageNeedles,
+  type SelectorOptions,
+  selectorFromOptions,
+} from '../../core/privacy/erasure/erasure-selector.ts'
+import { erasureStatus, forgetConversations } from '../../core/privacy/erasure/forget-conversations.ts'
+import { searchTopics } from '../../core/privacy/erasure/topic-search.ts'
+import { topics } from '../../core/topics.ts'
+
+// `forget`: erase a caller everywhere (services/core/privacy/erasure, docs/privacy.md). Shows what it
+// will remove and asks (or --yes), removes, searches every table and the DLQ and quarantine topics
+// again, and says "nothing left" or what remains and why. --dry-run only counts; --status lists the
+// audit. With the embedded engine, the data directory must not be held by a running worker (as for
+// `migrate`); with CLICKHOUSE_URL it runs beside the workers.
+interface ForgetOptions extends SelectorOptions {
+  yes?: boolean
+  dryRun?: boolean
+  status?: boolean
+}
+
+/** The audit hash's key: ERASURE_HMAC_KEY, else PII_HMAC_KEY, else one made once for this checkout. */
+async function auditKey(config: Config): Promise<string> {
+  return (
+    config.ERASURE_HMAC_KEY ??
+    config.PII_HMAC_KEY ??
+    (await loadOrCreateLocalSecret(localStateDir(), 'erasure-hmac-key'))
+  )
+}
+
+const table = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .filter(([, rows]) => rows > 0)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, rows]) => `  ${name.padEnd(44)} ${rows}`)
+    .join('\n')
+
+async function confirmed(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false
+  const prompt = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim())
+  } finally {
+    prompt.close()
+  }
+}
+
+export function registerForgetCommand(program: Command): void {
+  program
+    .command('forget')
+    .description("erase a caller's conversations from every table, record it, and verify nothing is left")
+    .option(
+      '--phone <number>',
+      'from_number or to_number, in any formatting (also its HMAC under PII_HMAC_KEY)',
+    )
+    .option('--session-id <id>', 'one conversation')
+    .option('--call-sid <sid>', "the telephony provider's call SID")
+    .option('--agent <agent_id>', "an agent's conversations in --from..--to")
+    .option('--from <time>', 'start of the range (ISO 8601), with --agent')
+    .option('--to <time>', 'end of the range (ISO 8601, excluded), with --agent')
+    .option('--dry-run', 'only count what would be removed')
+    .option('--yes', 'remove without asking')
+    .option('--status', 'list the erasures recorded (the audit), newest first')
+    .action(async (options: ForgetOptions) => {
+      const config = loadConfig()
+      const client = openClickHouse(
+        config,
+        'stop the worker (`./run dev`) and run forget again, or set CLICKHOUSE_URL',
+      )
+      try {
+        await runMigrations(client, config.CLICKHOUSE_DATABASE, undefined, config.CLICKHOUSE_CLUSTER) // the audit tables, on a database older than them
+        if (options.status) {
+          for (const row of await erasureStatus(client, config.CLICKHOUSE_DATABASE))
+            process.stdout.write(
+              `${row.requested_at}  ${row.erasure_id}  ${row.selector_kind} ${row.selector_hash.slice(0, 16)}…  ` +
+                `${row.conversations} conversation(s)  verified ${row.verified_at ?? 'not yet'}: ${row.verification}\n`,
+            )
+          return
+        }
+        let selector: ReturnType<typeof selectorFromOptions>
+        try {
+          selector = selectorFromOptions(options)
+        } catch (error) {
+          if (error instanceof ErasureRequestError) program.error(`forget: ${error.message}`)
+          throw error
+        }
+        const target = { database: config.CLICKHOUSE_DATABASE, cluster: config.CLICKHOUSE_CLUSTER }
+        const request = {
+          selector,
+          phoneHmacKey: config.PII_HMAC_KEY,
+          auditKey: await auditKey(config),
+          command: `voice-analytics forget --${selector.kind.replace('_range', '').replace('_', '-')}`,
+        }
+        const preview = await forgetConversations(client, target, {
+          ...request,
+          dryRun: true,
+        })
+        process.stdout.write(
+          `${preview.sessionIds.length} conversation(s) of this caller; rows to remove:\n${table(preview.found) || '  none'}\n`,
+        )
+        if (options.dryRun || preview.sessionIds.length === 0) return
+        if (!options.yes && !(await confirmed('remove them? [y/N] '))) {
+          process.stdout.write('nothing removed (answer y, or pass --yes)\n')
+          process.exitCode = 1
+          return
+        }
+        const report = await forgetConversations(client, target, request)
+        process.stdout.write(`erasure ${report.erasureId}: removed\n${table(report.removed) || '  none'}\n`)
+        process.stdout.write(`tables: ${report.verification}\n`)
+        const kafka = createKafka(
+          { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-forget` },
+          createLogger('forget', 'warn'),
+        )
+        const found = await searchTopics(
+          kafka,
+          [config.WORKER_DLQ_TOPIC, topics.quarantine],
+          messageNeedles(selector, report.sessionIds, config.PII_HMAC_KEY),
+        )
+        if (found.length === 0) process.stdout.write('topics: nothing in the DLQ or the quarantine topic\n')
+        for (const match of found)
+          process.stdout.write(
+            `topics: ${match.topic} partition ${match.partition} offset ${match.offset} holds this caller's message; ` +
+              `Kafka cannot remove one message: its retention removes it by ${
+                match.removedByMs === undefined
+                  ? 'never (no time retention)'
+                  : new Date(match.removedByMs).toISOString()
+              }\n`,
+          )
+        process.stdout.write(
+          `topics: ${config.WORKER_TOPIC} keeps raw events for its retention (KAFKA_RETENTION_HOURS when created); ` +
+            'a re-delivery or replay of a forgotten conversation is not stored again\n',
+        )
+      } finally {
+        await client.close()
+      }
+    })
+}
