@@ -1,5 +1,12 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
 import { filters, variables } from './clickhouse-variables.ts'
+import {
+  campaignCostPerCompletedCall,
+  campaignCostsTable,
+  campaignUnpricedCalls,
+  costPerCampaignOverTime,
+  costPerCompletedCallOverTime,
+} from './cost-panel-sql.ts'
 import { continuationMark, tableSql, timeseriesSql } from './grafana-queries.ts'
 import { conversationsWithTurns, perCampaignTable, perTelecomProviderTable } from './latency-by-choice.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
@@ -152,6 +159,49 @@ export function campaignsDashboard() {
           ORDER BY time, campaign`),
         ],
         { unit: 'ms', width: 24 },
+      ),
+    )
+    .withRow(new RowBuilder('Cost'))
+    .withPanel(
+      stat(
+        'Cost per completed call',
+        'What the priced campaign calls cost, divided by the priced completed calls (docs/costs.md).',
+        [tableSql(campaignCostPerCompletedCall)],
+        'short',
+        6,
+      ),
+    )
+    .withPanel(
+      stat(
+        'Unpriced calls',
+        'Campaign calls a price is missing for (provider, component or time): left out of every cost, never counted as free. ' +
+          'Which prices: the cookbook query "Unpriced calls and the prices they lack".',
+        [tableSql(campaignUnpricedCalls)],
+        'short',
+        6,
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Cost per campaign',
+        'What the priced calls of each campaign cost per interval.',
+        [timeseriesSql(costPerCampaignOverTime)],
+        { stacked: true, bars: true, width: 12 },
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Cost per completed call per campaign',
+        'Per interval: the cost of the priced calls divided by the priced completed ones.',
+        [timeseriesSql(costPerCompletedCallOverTime)],
+        { width: 24 },
+      ),
+    )
+    .withPanel(
+      table(
+        'Campaign costs',
+        'Per campaign: cost, cost per completed call, its parts, what failed rooms cost, and the calls left unpriced.',
+        [tableSql(campaignCostsTable)],
       ),
     )
     .withRow(new RowBuilder('Campaigns and items'))

@@ -32,6 +32,14 @@ export const grafanaAlertThresholds = {
   latencyAboveSeconds: 2,
   latencyMinTurns: 50,
   latencyWindowMinutes: 30,
+  /**
+   * A campaign's cost per completed call (the cost of its priced calls over its priced completed
+   * calls, in the prices' currency; docs/costs.md) above this fires, judged only with at least
+   * campaignCostMinCompleted priced completed calls in the window (HAVING: fewer, no row, no alert).
+   */
+  campaignCostPerCompletedCallAbove: 1,
+  campaignCostMinCompleted: 20,
+  campaignCostWindowHours: 24,
 }
 
 export const alertFolder = 'voice-analytics'
@@ -143,6 +151,29 @@ const rules: ClickHouseRule[] = [
       `${t.campaignWindowMinutes} minutes failed or reported an error. Check the Campaigns dashboard for the errors, ` +
       'the telecom provider and the numbers called; pause the campaign if the cause is on your side.',
     description: `Share above ${t.campaignFailureShareAbove} with at least ${t.campaignMinCalls} calls (dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns`,
+    severity: 'warning',
+  },
+  {
+    uid: 'voice-campaign-cost-clickhouse',
+    title: 'Campaign cost per completed call high (ClickHouse)',
+    windowSeconds: t.campaignCostWindowHours * 3600,
+    rawSql: `
+      SELECT ifNull(any(campaign_name), campaign_id) AS campaign, campaign_id,
+        sum(cost) / countIf(status = 'Completed' AND NOT unpriced) AS cost_per_completed_call
+      FROM ${database}.conversation_costs
+      WHERE $__timeFilter(event_time)
+        AND campaign_id IS NOT NULL
+      GROUP BY campaign_id
+      HAVING countIf(status = 'Completed' AND NOT unpriced) >= ${t.campaignCostMinCompleted}`,
+    threshold: { type: 'gt', value: t.campaignCostPerCompletedCallAbove },
+    summary:
+      'Campaign {{ $labels.campaign }}: a completed call cost {{ humanize $values.B.Value }} on average over the last ' +
+      `${t.campaignCostWindowHours} hours (failed and unanswered calls included in the cost). Open the Campaigns dashboard ` +
+      '(row Cost): more failed rooms, longer calls or a price change? The cookbook query "Cost per completed call, per campaign" splits it.',
+    description:
+      `Cost per completed call above ${t.campaignCostPerCompletedCallAbove} (the prices' currency) with at least ` +
+      `${t.campaignCostMinCompleted} priced completed calls in ${t.campaignCostWindowHours} h ` +
+      '(campaignCostPerCompletedCallAbove, campaignCostMinCompleted in dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns',
     severity: 'warning',
   },
   latencyRule(

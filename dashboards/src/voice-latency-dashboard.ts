@@ -7,6 +7,7 @@ import {
   YAxisConfigBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap'
 import { filters, itemsAsFlaggedChosen, rollupColumn, variables } from './clickhouse-variables.ts'
+import { agentCostsTable, costPerAgentOverTime, totalCost, unpricedCalls } from './cost-panel-sql.ts'
 import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
   perCampaignTable,
@@ -174,6 +175,30 @@ export function voiceLatencyDashboard() {
     .withPanel(testVersusProductionOverTime(filters.conversations))
 
   dashboard
+    .withRow(new RowBuilder('Cost'))
+    .withPanel(
+      timeseries(
+        'Cost of each agent',
+        'What the priced conversations of each agent cost per interval (docs/costs.md).',
+        [timeseriesSql(costPerAgentOverTime)],
+        { width: 16 },
+      ),
+    )
+    .withPanel(stat('Cost', 'What the priced conversations in range cost.', [tableSql(totalCost)]))
+    .withPanel(
+      stat(
+        'Unpriced calls',
+        'Conversations a price is missing for: left out of every cost, never counted as free.',
+        [tableSql(unpricedCalls)],
+      ),
+    )
+    .withPanel(
+      table(
+        'Agent costs',
+        'Per agent: cost, per call and per minute, what failed rooms cost, and the conversations left unpriced.',
+        [tableSql(agentCostsTable)],
+      ),
+    )
     .withRow(new RowBuilder('Slowest'))
     .withPanel(
       table(

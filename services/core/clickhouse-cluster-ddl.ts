@@ -156,6 +156,7 @@ export class ClusterDdl {
     const head = codeMask(text).replace(/\s+/g, ' ').trimStart().toUpperCase()
     if (/^CREATE (OR REPLACE )?MATERIALIZED VIEW\b/.test(head)) return this.materializedView(text)
     if (/^CREATE (OR REPLACE )?VIEW\b/.test(head)) return this.view(text)
+    if (/^CREATE (OR REPLACE )?DICTIONARY\b/.test(head)) return this.dictionary(text)
     if (/^CREATE TABLE\b/.test(head)) return this.createTable(text)
     if (/^ALTER TABLE\b/.test(head)) return this.alter(text)
     if (/^EXCHANGE TABLES\b/.test(head)) return this.exchange(text)
@@ -280,6 +281,20 @@ export class ClusterDdl {
     if (!/^AS\s/i.test(rest)) throw new ClusterDdlError(`CREATE VIEW without AS SELECT: ${excerpt(text)}`)
     this.catalog.set(table, 'view')
     return [`${prefix} ${this.name(table)} ${this.onCluster} ${rest}`]
+  }
+
+  /**
+   * A dictionary on every node, loaded there from its source query (which reads the tables under
+   * their contract names, as views do): only ON CLUSTER is added. Queries name it like a view.
+   */
+  private dictionary(text: string): string[] {
+    const match = /^CREATE\s+(OR\s+REPLACE\s+)?DICTIONARY\s+(IF\s+NOT\s+EXISTS\s+)?/i.exec(text)!
+    const name = this.tableName(text.slice(match[0].length), 'the dictionary')
+    const rest = text.slice(match[0].length).trim().slice(this.name(name).length).trim()
+    if (!/^\(/.test(rest))
+      throw new ClusterDdlError(`CREATE DICTIONARY without its attributes: ${excerpt(text)}`)
+    this.catalog.set(name, 'view')
+    return [`${match[0].replace(/\s+/g, ' ').trim()} ${this.name(name)} ${this.onCluster} ${rest}`]
   }
 
   /**

@@ -179,6 +179,20 @@ describe('the decisions of the cluster form', () => {
     )
   })
 
+  it('the prices: a replicated table (a full copy on every node), its dictionary on every node', () => {
+    const ddl = afterMigrations()
+    expect(ddl.tables.get('prices')).toBe('replicated')
+    const [dictionary] = ddl.translate(
+      `CREATE DICTIONARY IF NOT EXISTS ${db}.lookup (k UInt64, v Float64) PRIMARY KEY k SOURCE(CLICKHOUSE(QUERY 'SELECT k, v FROM ${db}.prices')) LIFETIME(60) LAYOUT(HASHED())`,
+    )
+    expect(one(dictionary!)).toBe(
+      `CREATE DICTIONARY IF NOT EXISTS ${db}.lookup ON CLUSTER va_cluster (k UInt64, v Float64) PRIMARY KEY k SOURCE(CLICKHOUSE(QUERY 'SELECT k, v FROM ${db}.prices')) LIFETIME(60) LAYOUT(HASHED())`,
+    )
+    expect(() => ddl.translate(`CREATE DICTIONARY ${db}.bare PRIMARY KEY k`)).toThrow(
+      'CREATE DICTIONARY without its attributes',
+    )
+  })
+
   it('ALTER: column changes on both tables, index and TTL changes on the local one only, query settings last', () => {
     const ddl = afterMigrations()
     const statements = ddl.translate(`ALTER TABLE ${db}.conversations
@@ -339,11 +353,6 @@ describe('statements the cluster form refuses, with the reason', () => {
   const refused: [string, string, RegExp][] = [
     ['an unknown statement kind', `OPTIMIZE TABLE ${db}.conversations FINAL`, /does not know this kind/],
     ['SYSTEM', 'SYSTEM STOP MERGES', /does not know this kind/],
-    [
-      'a dictionary',
-      `CREATE DICTIONARY ${db}.d (k UInt64) PRIMARY KEY k SOURCE(NULL()) LAYOUT(FLAT()) LIFETIME(0)`,
-      /does not know this kind/,
-    ],
     [
       'a Null feed without session_id',
       `CREATE TABLE ${db}.f (agent_id String) ENGINE = Null`,

@@ -40,8 +40,9 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         () => createClickHouse(config),
         config.DEV_SQL_PORT,
         await loadOrCreateLocalSecret(localStateDir(), 'sql-endpoint-token'),
-        undefined,
+        '127.0.0.1',
         config.ALERTMANAGER_URL,
+        config.CLICKHOUSE_DATABASE,
       )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   await waitUntilReady(`${ingress.url}/readyz`, {

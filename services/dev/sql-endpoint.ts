@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '../core/clickhouse.ts'
 import { ReadOnlyQueryRefused, runReadOnlyQuery } from '../core/clickhouse-read-only.ts'
 import { answerOverview } from './overview/overview-handler.ts'
 import { overviewRefusal, overviewRoute } from './overview/overview-routes.ts'
+import { answerPriceChanges } from './price-endpoint.ts'
 import { guardRefusal } from './sql-endpoint-guard.ts'
 
 // Only one process can own an embedded ClickHouse data directory, so `npm run dev` (which owns
@@ -13,7 +14,8 @@ import { guardRefusal } from './sql-endpoint-guard.ts'
 // the token (sql-endpoint-guard.ts); every query is read-only and checked (clickhouse-read-only.ts),
 // each in a session of its own (chDB keeps `readonly` for the session). `GET /` is the read-only
 // overview page (overview/), for a browser on this machine without the token: it runs only fixed,
-// named queries, still under the Host and cross-site guards.
+// named queries, still under the Host and cross-site guards. `POST /prices` is its one write, for
+// `voice-analytics prices` (price-endpoint.ts), behind the same guards and token as the SQL.
 export interface SqlEndpoint {
   url: string
   close(): Promise<void>
@@ -53,6 +55,7 @@ async function readSql(request: IncomingMessage): Promise<string | undefined> {
  * @param openSession a new read-only-to-be session per query (for chDB: a new session on the
  *   data directory the caller owns; it is closed after the query)
  * @param token what `Authorization: Bearer` must carry (see local-secret.ts, 'sql-endpoint-token')
+ * @param database where `POST /prices` writes (CLICKHOUSE_DATABASE)
  */
 export async function startSqlEndpoint(
   openSession: () => ClickHouseClient,
@@ -61,6 +64,7 @@ export async function startSqlEndpoint(
   host = '127.0.0.1',
   /** the local Alertmanager whose alerts the overview page shows; unset: "alerting not running" */
   alertmanagerUrl?: string,
+  database = 'voice_analytics',
 ): Promise<SqlEndpoint> {
   let servedPort = port
   const server = createServer(async (request, response) => {
@@ -112,6 +116,17 @@ export async function startSqlEndpoint(
     }
     if (url.pathname === '/ping') {
       answer(response, 200, 'Ok.')
+      return
+    }
+    if (url.pathname === '/prices') {
+      const body = request.method === 'POST' ? await readSql(request) : undefined
+      if (body === undefined) {
+        response.setHeader('connection', 'close')
+        answer(response, request.method === 'POST' ? 413 : 405, 'POST the price changes, at most 1 MiB')
+        return
+      }
+      const priced = await answerPriceChanges(body, openSession, database)
+      answer(response, priced.status, priced.text)
       return
     }
     let sql = url.searchParams.get('query') ?? ''

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { parsePriceCsv } from '../../services/core/pricing/price-csv.ts'
+import { addPrices } from '../../services/core/pricing/price-store.ts'
+import { database, fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
 import {
   alertRuleQueries,
   clickhousePanelQueries,
@@ -106,6 +108,12 @@ beforeAll(async () => {
     seed: 6,
     flaggedEvery: 10,
   })
+  // The example prices (Vonage left unpriced on purpose), so cost queries have costs to show.
+  await addPrices(
+    client,
+    database,
+    parsePriceCsv(readFileSync(join(repoRoot, 'docs/prices.example.csv'), 'utf8')),
+  )
 })
 
 afterAll(async () => {
@@ -329,7 +337,7 @@ describe('latency and failures by what the user can change', () => {
 describe('ClickHouse queries of the provisioned Grafana alert rules', () => {
   it('each rule query returns labels and one value per row over its window', async () => {
     const rules = alertRuleQueries()
-    expect(rules.length).toBe(6)
+    expect(rules.length).toBe(7)
     for (const rule of rules) {
       const result = await run(expandPanelSql(rule.rawSql, windowOf(rule), {}))
       expect(result.data.length, `${rule.where}: returns rows`).toBeGreaterThan(0)
@@ -384,6 +392,52 @@ describe('the sample-size guard of the Grafana latency percentile rules', () => 
   })
 })
 
+describe('the sample-size guard of the Grafana campaign cost rule', () => {
+  const guard = /\nHAVING countIf\(status = 'Completed' AND NOT unpriced\) >= (\d+)$/
+  it('judges exactly the campaigns with at least N priced completed calls, on the cost view', async () => {
+    const rule = alertRuleQueries().find((candidate) => candidate.where.includes('cost per completed call'))!
+    expect(rule.rawSql).toMatch(guard)
+    expect(Number(guard.exec(rule.rawSql)![1])).toBe(grafanaAlertThresholds.campaignCostMinCompleted)
+    const context = windowOf(rule)
+    const completed = (
+      await run(
+        expandPanelSql(
+          `SELECT campaign_id, countIf(status = 'Completed' AND NOT unpriced) AS completed, sum(cost) AS total
+            FROM voice_analytics.conversation_costs
+            WHERE $__timeFilter(event_time) AND campaign_id IS NOT NULL GROUP BY campaign_id ORDER BY completed`,
+          context,
+          {},
+        ),
+      )
+    ).data.map((row) => ({
+      id: String(row.campaign_id),
+      completed: Number(row.completed),
+      total: Number(row.total),
+    }))
+    expect(completed.length, 'campaigns in the window').toBeGreaterThan(1)
+    expect(completed[0]!.completed, 'campaigns differ in completed calls').toBeLessThan(
+      completed.at(-1)!.completed,
+    )
+    // The smallest campaign's count plus one as the bar: every campaign but it (and its equals) judged.
+    const bar = completed[0]!.completed + 1
+    const judged = await run(
+      expandPanelSql(
+        rule.rawSql.replace(guard, `\nHAVING countIf(status = 'Completed' AND NOT unpriced) >= ${bar}`),
+        context,
+        {},
+      ),
+    )
+    const expected = completed.filter((campaign) => campaign.completed >= bar)
+    expect(judged.data.map((row) => String(row.campaign_id)).sort()).toEqual(
+      expected.map((campaign) => campaign.id).sort(),
+    )
+    for (const row of judged.data) {
+      const campaign = expected.find((candidate) => candidate.id === String(row.campaign_id))!
+      expect(Number(row.cost_per_completed_call)).toBeCloseTo(campaign.total / campaign.completed, 6)
+    }
+  })
+})
+
 describe('docs/sql-cookbook.md', () => {
   const cookbook = readFileSync(join(repoRoot, 'docs/sql-cookbook.md'), 'utf8')
   const queries = [...cookbook.matchAll(/^### (.+)$[\s\S]*?^```sql\n([\s\S]*?)^```/gm)].map(
@@ -408,6 +462,13 @@ describe('docs/sql-cookbook.md', () => {
       'latency and failure rate per telecom provider',
       'latency and failure rate per test run',
       'test traffic vs production traffic per agent',
+      'cost per campaign',
+      'cost per completed call',
+      'cost per agent',
+      'cost per telecom provider',
+      'cost per passed test',
+      'money lost to failed rooms',
+      'cost per day',
     ])
       expect(titles).toContain(topic)
   })

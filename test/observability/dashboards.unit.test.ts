@@ -139,7 +139,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
 
   it('each rule: unique uid, a condition on its own queries, a ClickHouse query, severity and an actionable summary', () => {
     const rules = alerting!.content.groups.flatMap((group) => group.rules)
-    expect(rules.length).toBe(6)
+    expect(rules.length).toBe(7)
     expect(new Set(rules.map((rule) => rule.uid)).size).toBe(rules.length)
     for (const rule of rules) {
       const refIds = rule.data.map((query) => query.refId)
@@ -169,6 +169,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
       grafanaAlertThresholds.failedRoomsPerAgent,
       grafanaAlertThresholds.testPassRateBelow,
       grafanaAlertThresholds.campaignFailureShareAbove,
+      grafanaAlertThresholds.campaignCostPerCompletedCallAbove,
       grafanaAlertThresholds.latencyAboveSeconds,
       grafanaAlertThresholds.latencyAboveSeconds,
       grafanaAlertThresholds.latencyAboveSeconds,

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { registerAuthCommand } from './auth.ts'
 import { registerForgetCommand } from './forget.ts'
 import { registerMigrateCommand } from './migrate.ts'
+import { registerPricesCommand } from './prices.ts'
 import { registerQueryCommand } from './query.ts'
 import { registerReplayCommand } from './replay.ts'
 import { registerSendCommand } from './send.ts'
@@ -17,6 +18,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerMigrateCommand,
   registerReplayCommand,
   registerQueryCommand,
+  registerPricesCommand,
   registerForgetCommand,
 ]
 

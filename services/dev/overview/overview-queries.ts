@@ -1,4 +1,5 @@
 import { includeFlaggedDefault, includeFlaggedVariable } from '../../../dashboards/src/clickhouse-filters.ts'
+import { campaignCostsTable, totalCost } from '../../../dashboards/src/cost-panel-sql.ts'
 import { expandPanelSql } from '../../../dashboards/src/grafana-macros.ts'
 import { sql } from '../../../dashboards/src/panel-sql.ts'
 import {
@@ -12,7 +13,8 @@ import {
   slowestTurns,
 } from '../../../dashboards/src/shared-panel-sql.ts'
 
-// The fixed, named queries of the overview page: the Grafana panels' own SQL (shared-panel-sql.ts),
+// The fixed, named queries of the overview page: the Grafana panels' own SQL (shared-panel-sql.ts,
+// cost-panel-sql.ts),
 // with the macros expanded as Grafana and the ClickHouse plugin would for "All" selected, flagged
 // values left out (the dashboards' default) and the last day. The browser names a query; it never sends SQL. Pure: the SQL is text, tested as such.
 export type OverviewKind = 'chart' | 'stat' | 'table'
@@ -28,6 +30,7 @@ export interface OverviewQuery {
 export const overviewQueries = {
   conversations: { title: 'Conversations', kind: 'stat', unit: 'last 24 h', rawSql: conversationsCount },
   'failed-rooms': { title: 'Failed rooms', kind: 'stat', unit: 'last 24 h', rawSql: failedRoomsCount },
+  cost: { title: 'Cost', kind: 'stat', unit: 'last 24 h, priced calls only', rawSql: totalCost },
   'e2e-latency': {
     title: 'End-to-end latency per agent (p50, p95, p99)',
     kind: 'chart',
@@ -53,6 +56,12 @@ export const overviewQueries = {
     rawSql: passRateOverTime,
   },
   campaigns: { title: 'Campaigns', kind: 'table', unit: '', rawSql: campaignsTable },
+  'campaign-costs': {
+    title: 'Cost per campaign',
+    kind: 'table',
+    unit: 'unpriced calls are left out of the costs and counted',
+    rawSql: campaignCostsTable,
+  },
   'slowest-turns': {
     title: 'Slowest turns, with what was said',
     kind: 'table',
