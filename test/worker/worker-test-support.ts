@@ -202,14 +202,18 @@ export async function expectExactCounts(
   const expected = expectedRows(sent)
   for (const table of conversationTables)
     expect(await countFinal(client, table), table).toBe(expected[table].length)
+  const rollupFeeds = { agent_latency_minute: 'agent_latency_feed', conversation_latency: 'conversation_latency_feed' } as const
   for (const table of rollupTables)
-    expect(await countFinal(client, table), table).toBe(expected.agent_latency_feed.length)
+    expect(await countFinal(client, table), table).toBe(expected[rollupFeeds[table]].length)
   const [rollup] = await queryRows<{ samples: number }>(
     client,
     `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
   )
   expect(rollup?.samples ?? 0, 'rollup e2e samples').toBe(
-    expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
+    expected.agent_latency_feed.reduce(
+      (sum, row) => sum + row.e2e_latency_unflagged.length + row.e2e_latency_flagged.length,
+      0,
+    ),
   )
 }
 
@@ -327,7 +331,7 @@ export async function expectStoredExactlyOnce(
   }
 }
 
-const rowOrder: Record<Exclude<TableName, 'agent_latency_feed'>, string> = {
+const rowOrder: Record<Exclude<TableName, 'agent_latency_feed' | 'conversation_latency_feed'>, string> = {
   conversations: 'session_id',
   conversation_items: 'session_id, item_index',
   tool_calls: 'session_id, call_index',
@@ -388,7 +392,10 @@ export async function expectStoredRowsEqual(
       session_id: row.session_id,
       version: row.version,
       ...Object.fromEntries(
-        rollupMetrics.map((name) => [`${name}_count`, row[name as 'e2e_latency'].length]),
+        rollupMetrics.map((name) => [
+          `${name}_count`,
+          row[`${name as 'e2e_latency'}_unflagged`].length + row[`${name as 'e2e_latency'}_flagged`].length,
+        ]),
       ),
     }))
     .sort((a, b) =>
