@@ -41,7 +41,7 @@ export function histogramQuantile(level: number, histogram: string): string {
   const n = `arraySum(${counts})`
   // Rank floor(level * n), 0-based, as quantileExact; level 1 asks for rank n, past the last value,
   // where quantileExact answers the largest: rank n - 1.
-  const index = `arrayFirstIndex(running -> running > least(floor(${level} * ${n}), ${n} - 1), arrayCumSum(${counts}))`
+  const index = `arrayFirstIndex(running -> running > least(toUInt64(floor(${level} * ${n})), ${n} - 1), arrayCumSum(${counts}))`
   return `if(${n} = 0, nan, ${bucketValue(`(${histogram}).1[${index}]`)})`
 }
 
