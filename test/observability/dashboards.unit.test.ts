@@ -122,7 +122,7 @@ describe('dashboards', () => {
       expect(panel.fieldConfig?.defaults?.unit, panel.title).toBe('ms')
       const sql = clickhousePanelQueries(latency).find((query) => query.where.includes(panel.title!))!.rawSql
       for (const quantile of ['0.5', '0.95', '0.99'])
-        expect(sql).toContain(`running > least(floor(${quantile} * arraySum(`)
+        expect(sql).toContain(`running > least(toUInt64(floor(${quantile} * arraySum(`)
       expect(sql).toContain('FROM voice_analytics.agent_latency_minute FINAL')
       expect(sql).toContain('* 1000')
     }
