@@ -30,6 +30,8 @@
 -- replaced, and rows fed in between would not reach the rollups. Every statement can run again without
 -- harm (a run cut short rebuilds both from the base tables again; FINAL collapses a repeated copy).
 -- CLICKHOUSE_ROLLUP_TTL_DAYS applies to both rollups (the worker applies it again after migrating).
+-- Rollup rows whose conversation the base tables no longer hold (a rollup kept longer than the items)
+-- are not rebuilt.
 
 -- The minute rollup, rebuilt with histograms.
 DROP TABLE IF EXISTS {database}.agent_latency_minute_mv;
