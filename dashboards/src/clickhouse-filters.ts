@@ -65,7 +65,7 @@ const includeFlagged = `\${${includeFlaggedVariable}:raw}`
  * (every value) or `<metric>_unflagged_<part>` (values of unflagged items; migration 0006). Its
  * percentiles: latency-histogram.ts.
  */
-export const rollupColumn = (metric: string, part: 'count' | 'sum' | 'max') =>
+export const rollupColumn = (metric: string, part: 'count' | 'sum') =>
   `if(${includeFlagged} = 1, ${metric}_${part}, ${metric}_unflagged_${part})`
 
 /** The condition on conversation_items (`alias`: its table alias and a dot) that applies the variable. */
