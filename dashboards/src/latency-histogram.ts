@@ -1,7 +1,7 @@
 import { includeFlaggedVariable } from './clickhouse-filters.ts'
 
 // Percentiles from the rollups' fixed log-scale histograms (migration 0008): one definition of how a
-// merged histogram becomes a latency, for every panel, alert rule and the overview page.
+// merged histogram becomes a latency, for every panel and the overview page.
 //
 // A rollup row holds, per metric, sorted bucket arrays with their counts (`<prefix>_buckets`,
 // `<prefix>_bucket_counts`), unflagged and flagged values apart. Bucket b stands for
@@ -18,10 +18,11 @@ const includeFlagged = `\${${includeFlaggedVariable}:raw}`
  * The histogram of one metric's values merged over the rows of a group (sumMap: a tuple of sorted
  * buckets and their counts): unflagged values, and the flagged ones too when $include_flagged says 1.
  * `column` is the rollup's column prefix, e.g. `e2e_latency` (-> e2e_latency_unflagged_buckets, ...).
+ * `flagged`: the variable, or a fixed 0 / 1 where there is none.
  */
-export function mergedHistogram(column: string, condition?: string): string {
+export function mergedHistogram(column: string, condition?: string, flagged = includeFlagged): string {
   const part = (suffix: string) =>
-    `if(${includeFlagged} = 1, arrayConcat(${column}_unflagged_${suffix}, ${column}_flagged_${suffix}), ${column}_unflagged_${suffix})`
+    `if(${flagged} = 1, arrayConcat(${column}_unflagged_${suffix}, ${column}_flagged_${suffix}), ${column}_unflagged_${suffix})`
   return condition === undefined
     ? `sumMap(${part('buckets')}, ${part('bucket_counts')})`
     : `sumMapIf(${part('buckets')}, ${part('bucket_counts')}, ${condition})`

@@ -51,7 +51,7 @@ describe('percentiles from the rollups’ histograms', () => {
   })
 
   const compare = async (rollup: string, metric: string, includeFlagged: 0 | 1) => {
-    const histogram = mergedHistogram(metric).replaceAll('${include_flagged:raw}', String(includeFlagged))
+    const histogram = mergedHistogram(metric, undefined, String(includeFlagged))
     const fromRollup = await queryRows<Record<string, number | string>>(
       client,
       `SELECT agent_id, ${histogramCount(histogram)} AS n,

@@ -20,7 +20,7 @@ import {
 // second consumer group (other batch boundaries, so other insert tokens), are counted once in
 // the base tables, the rollup and dashboard-style queries.
 /** The e2e histogram of every value (flagged ones too), merged: latency-histogram.ts with the variable at 1. */
-const everyValue = mergedHistogram('e2e_latency').replaceAll('${include_flagged:raw}', '1')
+const everyValue = mergedHistogram('e2e_latency', undefined, '1')
 const dashboardQueries = {
   conversationsPerAgentHour: `SELECT agent_id, toStartOfHour(event_time) AS hour, count() AS conversations,
       countIf(room_failed) AS failed_rooms, sum(item_count) AS items
