@@ -1,7 +1,13 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
 import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
-import { conversationsWithTurns, perTestRunTable } from './latency-by-choice.ts'
+import {
+  conversationLatencyFrom,
+  perTestRunTable,
+  turnsHistogram,
+  turnsQuantileMs,
+} from './latency-by-choice.ts'
+import { histogramCount } from './latency-histogram.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
 import { passRate, passRateOverTime, testResultsFrom } from './shared-panel-sql.ts'
 
@@ -121,13 +127,13 @@ export function agentTestsDashboard() {
           timeseriesSql(`
           SELECT
             $__timeInterval(event_time) AS time,
-            quantileExact(0.5)(turn.e2e_latency) * 1000 AS p50,
-            quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90,
-            quantileExact(0.95)(turn.e2e_latency) * 1000 AS p95
-          FROM ${conversationsWithTurns(filters.testResults)}
+            ${turnsQuantileMs(0.5)} AS p50,
+            ${turnsQuantileMs(0.9)} AS p90,
+            ${turnsQuantileMs(0.95)} AS p95
+          FROM ${conversationLatencyFrom(filters.testResults)}
             AND conversation.test_run_id IS NOT NULL
-            AND turn.e2e_latency IS NOT NULL
           GROUP BY time
+          HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time`),
         ],
         { unit: 'ms', width: 24 },

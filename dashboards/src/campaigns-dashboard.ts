@@ -8,7 +8,14 @@ import {
   costPerCompletedCallOverTime,
 } from './cost-panel-sql.ts'
 import { continuationMark, tableSql, timeseriesSql } from './grafana-queries.ts'
-import { conversationsWithTurns, perCampaignTable, perTelecomProviderTable } from './latency-by-choice.ts'
+import {
+  conversationLatencyFrom,
+  perCampaignTable,
+  perTelecomProviderTable,
+  turnsHistogram,
+  turnsQuantileMs,
+} from './latency-by-choice.ts'
+import { histogramCount } from './latency-histogram.ts'
 import { pie, stat, table, timeseries } from './panels.ts'
 import {
   callsPerCampaign,
@@ -152,10 +159,10 @@ export function campaignsDashboard() {
           SELECT
             $__timeInterval(event_time) AS time,
             ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign,
-            quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90
-          FROM ${conversationsWithTurns(campaignCalls)}
-            AND turn.e2e_latency IS NOT NULL
+            ${turnsQuantileMs(0.9)} AS p90
+          FROM ${conversationLatencyFrom(campaignCalls)}
           GROUP BY time, campaign
+          HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time, campaign`),
         ],
         { unit: 'ms', width: 24 },

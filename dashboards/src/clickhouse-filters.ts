@@ -62,9 +62,10 @@ const includeFlagged = `\${${includeFlaggedVariable}:raw}`
 
 /**
  * A column of the latency rollup (agent_latency_minute) as the variable chooses: `<metric>_<part>`
- * (every value) or `<metric>_unflagged_<part>` (values of unflagged items; migration 0006).
+ * (every value) or `<metric>_unflagged_<part>` (values of unflagged items; migration 0006). Its
+ * percentiles: latency-histogram.ts.
  */
-export const rollupColumn = (metric: string, part: 'count' | 'sum' | 'max' | 'quantiles') =>
+export const rollupColumn = (metric: string, part: 'count' | 'sum') =>
   `if(${includeFlagged} = 1, ${metric}_${part}, ${metric}_unflagged_${part})`
 
 /** The condition on conversation_items (`alias`: its table alias and a dot) that applies the variable. */

@@ -1,53 +1,49 @@
-import { itemsAsFlaggedChosen } from './clickhouse-filters.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { histogramCount, histogramQuantile, mergedHistogram } from './latency-histogram.ts'
 import { table, timeseries } from './panels.ts'
 
 // Latency and failures by what the user can change: the campaign, the telecom provider, the test
 // run, and test traffic against production traffic of the same agent in the same window. Shared
 // by the Voice latency, Campaigns and Agent tests dashboards.
 //
-// One row per conversation and agent turn: conversations LEFT JOIN their turns with an
-// e2e_latency, so a conversation without turns (a room that failed before anyone spoke) still
-// counts in the failure rate. Percentiles read the turns (NULL for such a conversation, which
-// quantiles skip); conversations and failures count distinct sessions. Each conversation carries
-// `failed` (its room failed or the platform sent an error_message, as the campaign alert counts)
-// and `is_test` (a conversation of a test run or a test; everything else is production). Turns of
-// flagged items are left out unless $include_flagged says 1 (their conversation still counts).
-// Every dashboard that uses this has that variable.
-// `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts).
-export function conversationsWithTurns(where: string): string {
-  return `(
-${continuationMark}  SELECT *,
-${continuationMark}    room_failed = true OR ifNull(error_message, '') != '' AS failed,
-${continuationMark}    test_run_id IS NOT NULL OR test_id IS NOT NULL AS is_test
-${continuationMark}  FROM ${database}.conversations FINAL
-${continuationMark}  WHERE $__timeFilter(event_time)
-${continuationMark}) AS conversation
-${continuationMark}LEFT JOIN (
-${continuationMark}  SELECT agent_id, event_time, session_id, e2e_latency
-${continuationMark}  FROM ${database}.conversation_items FINAL
-${continuationMark}  WHERE $__timeFilter(event_time)
-${continuationMark}    AND e2e_latency IS NOT NULL
-${continuationMark}    AND ${itemsAsFlaggedChosen()}
-${continuationMark}) AS turn USING (agent_id, event_time, session_id)
-${continuationMark}WHERE ${where}`
+// Read from the per-conversation rollup (conversation_latency, migration 0008): one row per
+// conversation with what these panels break down by and the histogram of its turns' end-to-end
+// latencies, so a panel reads one row per conversation instead of every item row. A conversation
+// without turns (a room that failed before anyone spoke) still counts in the failure rate. Each
+// conversation carries `failed` (its room failed or the platform sent an error_message, as the
+// campaign alert counts) and `is_test` (a conversation of a test run or a test; everything else is
+// production). Turns of flagged items are left out unless $include_flagged says 1 (their
+// conversation still counts). Percentiles come from the merged histograms, within 1 % of the exact
+// ones (latency-histogram.ts). Every dashboard that uses this has the $include_flagged variable.
+// `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts), which the
+// rollup carries; the table is aliased `conversation`.
+export function conversationLatencyFrom(where: string): string {
+  return `${database}.conversation_latency AS conversation FINAL
+${continuationMark}WHERE $__timeFilter(event_time)
+${continuationMark}  AND ${where}`
 }
+
+/** The end-to-end latency histogram of the turns of a group's conversations (those meeting `condition`). */
+export const turnsHistogram = (condition?: string) => mergedHistogram('e2e_latency', condition)
+
+/** A percentile of the turns' end-to-end latency, milliseconds (`condition`: of those conversations only). */
+export const turnsQuantileMs = (level: number, condition?: string) =>
+  `${histogramQuantile(level, turnsHistogram(condition))} * 1000`
 
 /** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns. */
 export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
-  const turns = condition === undefined ? 'turn.e2e_latency' : `turn.e2e_latency, ${condition}`
-  const sessions = condition === undefined ? 'session_id' : `session_id, ${condition}`
-  const failed = condition === undefined ? 'conversation.failed' : `conversation.failed AND ${condition}`
   const ifSuffix = condition === undefined ? '' : 'If'
+  const failed = condition === undefined ? 'conversation.failed' : `conversation.failed AND ${condition}`
+  const conversations = `count${ifSuffix}(${condition ?? ''})`
   const quantile = (level: number) =>
-    `round(quantileExact${ifSuffix}(${level})(${turns}) * 1000) AS e2e_p${level * 100}_ms${suffix}`
+    `round(${turnsQuantileMs(level, condition)}) AS e2e_p${level * 100}_ms${suffix}`
   return [
-    `count${ifSuffix}(${turns}) AS turns${suffix}`,
+    `${histogramCount(turnsHistogram(condition))} AS turns${suffix}`,
     quantile(0.5),
     quantile(0.9),
     quantile(0.95),
-    `uniqExact${ifSuffix}(${sessions}) AS conversations${suffix}`,
-    `round(uniqExactIf(session_id, ${failed}) / nullIf(uniqExact${ifSuffix}(${sessions}), 0), 4) AS failed_share${suffix}`,
+    `${conversations} AS conversations${suffix}`,
+    `round(countIf(${failed}) / nullIf(${conversations}, 0), 4) AS failed_share${suffix}`,
   ].join(`,\n${continuationMark}`)
 }
 
@@ -65,7 +61,7 @@ export const perCampaignTable = (where: string) =>
         SELECT
           ifNull(any(conversation.campaign_name), conversation.campaign_id) AS campaign,
           ${latencyAndFailureColumns()}
-        FROM ${conversationsWithTurns(where)}
+        FROM ${conversationLatencyFrom(where)}
           AND conversation.campaign_id IS NOT NULL
         GROUP BY conversation.campaign_id
         ORDER BY e2e_p90_ms DESC`),
@@ -84,7 +80,7 @@ export const perTelecomProviderTable = (where: string) =>
         SELECT
           ifNull(conversation.telecom_provider, 'none') AS telecom_provider,
           ${latencyAndFailureColumns()}
-        FROM ${conversationsWithTurns(where)}
+        FROM ${conversationLatencyFrom(where)}
         GROUP BY telecom_provider
         ORDER BY e2e_p90_ms DESC`),
     ],
@@ -103,7 +99,7 @@ export const perTestRunTable = (where: string) =>
           conversation.test_run_id AS test_run_id,
           min(conversation.event_time) AS started,
           ${latencyAndFailureColumns()}
-        FROM ${conversationsWithTurns(where)}
+        FROM ${conversationLatencyFrom(where)}
           AND conversation.test_run_id IS NOT NULL
         GROUP BY conversation.test_run_id
         ORDER BY started DESC
@@ -126,7 +122,7 @@ export const testVersusProductionTable = (where: string) =>
           ifNull(any(conversation.agent_name), agent_id) AS agent,
           ${latencyAndFailureColumns('_production', 'NOT conversation.is_test')},
           ${latencyAndFailureColumns('_test', 'conversation.is_test')}
-        FROM ${conversationsWithTurns(where)}
+        FROM ${conversationLatencyFrom(where)}
         GROUP BY agent_id
         ORDER BY agent`),
     ],
@@ -145,10 +141,10 @@ export const testVersusProductionOverTime = (where: string) =>
           $__timeInterval(event_time) AS time,
           ifNull(conversation.agent_name, agent_id) AS agent,
           if(conversation.is_test, 'test', 'production') AS traffic,
-          quantileExact(0.9)(turn.e2e_latency) * 1000 AS p90
-        FROM ${conversationsWithTurns(where)}
-          AND turn.e2e_latency IS NOT NULL
+          ${turnsQuantileMs(0.9)} AS p90
+        FROM ${conversationLatencyFrom(where)}
         GROUP BY time, agent, traffic
+        HAVING ${histogramCount(turnsHistogram())} > 0
         ORDER BY time, agent, traffic`),
     ],
     { unit: 'ms' },

@@ -1,4 +1,5 @@
-import { filters, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
+import { filters, includeFlaggedVariable, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
+import { histogramQuantile, mergedHistogram } from './latency-histogram.ts'
 import { continuationMark, database } from './panel-sql.ts'
 
 // The SQL of the panels that both the Grafana dashboards and the overview page of `./run dev`
@@ -7,22 +8,28 @@ import { continuationMark, database } from './panel-sql.ts'
 // dashboards hand it to Grafana as it is, the page expands the macros itself (grafana-macros.ts).
 
 /**
- * p50/p95/p99 of one latency per agent over time, from the per-minute rollup, milliseconds;
- * flagged values left out unless $include_flagged says 1.
+ * p50/p95/p99 of one latency per agent over time, from the per-minute rollup's histograms
+ * (within 1 % of the exact percentiles, latency-histogram.ts), milliseconds; flagged values left out
+ * unless $include_flagged says 1.
  */
 export const percentilesOverTime = (metric: string) => `
   SELECT
     $__timeInterval(minute) AS time,
     ifNull(agent_name, agent_id) AS agent,
-    quantileTDigestMerge(0.5)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p50,
-    quantileTDigestMerge(0.95)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p95,
-    quantileTDigestMerge(0.99)(${rollupColumn(metric, 'quantiles')}) * 1000 AS p99
+    ${histogramQuantile(0.5, mergedHistogram(metric))} * 1000 AS p50,
+    ${histogramQuantile(0.95, mergedHistogram(metric))} * 1000 AS p95,
+    ${histogramQuantile(0.99, mergedHistogram(metric))} * 1000 AS p99
   FROM ${database}.agent_latency_minute FINAL
   WHERE $__timeFilter(minute)
     AND ${rollupColumn(metric, 'count')} > 0
     AND ${filters.latencyRollup}
   GROUP BY time, agent
   ORDER BY time, agent`
+
+// A conversation's chosen turns (flagged ones only when $include_flagged says 1): how many, and the slowest.
+const withFlagged = `\${${includeFlaggedVariable}:raw} = 1 AND e2e_latency_flagged_count > 0`
+const chosenTurns = `e2e_latency_unflagged_count + if(${withFlagged}, e2e_latency_flagged_count, 0)`
+const slowestTurnOf = `multiIf(${withFlagged} AND e2e_latency_unflagged_count > 0, greatest(e2e_latency_unflagged_max, e2e_latency_flagged_max), ${withFlagged}, e2e_latency_flagged_max, e2e_latency_unflagged_max)`
 
 export const conversationsCount = `
           SELECT count() AS conversations
@@ -36,6 +43,12 @@ export const failedRoomsCount = `
           WHERE $__timeFilter(event_time)
             AND ${filters.conversations}`
 
+/**
+ * The 50 slowest agent turns. Only item rows of the conversations that can hold them are read: the
+ * 50 conversations (ties included) with the largest end-to-end latency among the chosen turns, from
+ * the per-conversation rollup (which keeps each conversation's maximum exactly); the 50 slowest turns
+ * lie in those. The items are then found by their sorting key (agent_id, event_time, session_id).
+ */
 export const slowestTurns = `
           SELECT
             session_id,
@@ -49,10 +62,17 @@ export const slowestTurns = `
             arrayStringConcat(metric_flags, ', ') AS metric_flags,
             left(ifNull(content, ''), 160) AS content
           FROM ${database}.conversation_items FINAL
-          WHERE $__timeFilter(event_time)
+          WHERE (agent_id, event_time, session_id) IN (
+              SELECT agent_id, event_time, session_id
+              FROM ${database}.conversation_latency FINAL
+              WHERE $__timeFilter(event_time)
+                AND ${filters.conversations}
+                AND ${chosenTurns} > 0
+              ORDER BY ${slowestTurnOf} DESC
+              LIMIT 50 WITH TIES)
+            AND $__timeFilter(event_time)
             AND e2e_latency IS NOT NULL
             AND ${itemsAsFlaggedChosen()}
-            AND ${filters.items}
           ORDER BY e2e_latency DESC
           LIMIT 50`
 

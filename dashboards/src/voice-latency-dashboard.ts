@@ -15,6 +15,7 @@ import {
   testVersusProductionOverTime,
   testVersusProductionTable,
 } from './latency-by-choice.ts'
+import { histogramQuantile, mergedHistogram } from './latency-histogram.ts'
 import { stat, table, timeseries } from './panels.ts'
 import {
   conversationsCount,
@@ -25,8 +26,9 @@ import {
 
 // Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
 // unit) and shown in milliseconds. Percentiles over time come from the per-agent per-minute
-// rollup (agent_latency_minute, t-digest states merged per interval); the distribution and the
-// slowest conversations and turns from the base tables.
+// rollup (agent_latency_minute, histograms merged per interval, latency-histogram.ts); the breakdowns
+// from the per-conversation rollup (latency-by-choice.ts); the distribution and the slowest
+// conversations from the base tables, the slowest turns from the items of the slowest conversations.
 const latencyMetrics = [
   ['e2e_latency', 'End-to-end latency', 'from the end of the user speaking to the agent starting to answer'],
   ['llm_node_ttft', 'LLM time to first token', 'from the LLM request to its first token'],
@@ -56,7 +58,7 @@ const rangeQuantileStat = (title: string, metric: string, quantile: number) =>
     `p${quantile * 100} of ${metric} over all turns in range.`,
     [
       tableSql(`
-        SELECT quantileTDigestMerge(${quantile})(${rollupColumn(metric, 'quantiles')}) * 1000 AS p${quantile * 100}_ms
+        SELECT ${histogramQuantile(quantile, mergedHistogram(metric))} * 1000 AS p${quantile * 100}_ms
         FROM ${database}.agent_latency_minute FINAL
         WHERE $__timeFilter(minute)
           AND ${rollupColumn(metric, 'count')} > 0
@@ -148,13 +150,13 @@ export function voiceLatencyDashboard() {
             SELECT
               ifNull(agent_name, agent_id) AS agent,
               sum(${rollupColumn('e2e_latency', 'count')}) AS turns,
-              round(quantileTDigestMerge(0.5)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p50_ms,
-              round(quantileTDigestMerge(0.9)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p90_ms,
-              round(quantileTDigestMerge(0.99)(${rollupColumn('e2e_latency', 'quantiles')}) * 1000) AS e2e_p99_ms,
-              round(quantileTDigestMerge(0.5)(${rollupColumn('llm_node_ttft', 'quantiles')}) * 1000) AS llm_ttft_p50_ms,
-              round(quantileTDigestMerge(0.9)(${rollupColumn('llm_node_ttft', 'quantiles')}) * 1000) AS llm_ttft_p90_ms,
-              round(quantileTDigestMerge(0.5)(${rollupColumn('tts_node_ttfb', 'quantiles')}) * 1000) AS tts_ttfb_p50_ms,
-              round(quantileTDigestMerge(0.9)(${rollupColumn('tts_node_ttfb', 'quantiles')}) * 1000) AS tts_ttfb_p90_ms
+              round(${histogramQuantile(0.5, mergedHistogram('e2e_latency'))} * 1000) AS e2e_p50_ms,
+              round(${histogramQuantile(0.9, mergedHistogram('e2e_latency'))} * 1000) AS e2e_p90_ms,
+              round(${histogramQuantile(0.99, mergedHistogram('e2e_latency'))} * 1000) AS e2e_p99_ms,
+              round(${histogramQuantile(0.5, mergedHistogram('llm_node_ttft'))} * 1000) AS llm_ttft_p50_ms,
+              round(${histogramQuantile(0.9, mergedHistogram('llm_node_ttft'))} * 1000) AS llm_ttft_p90_ms,
+              round(${histogramQuantile(0.5, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p50_ms,
+              round(${histogramQuantile(0.9, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p90_ms
             FROM ${database}.agent_latency_minute FINAL
             WHERE $__timeFilter(minute)
               AND ${rollupColumn('e2e_latency', 'count')} > 0

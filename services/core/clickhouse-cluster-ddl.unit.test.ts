@@ -55,7 +55,7 @@ describe('every cluster statement of every migration parses (EXPLAIN AST in chDB
     ),
   )('$name', ({ statement }) => {
     const ast = session.query(`EXPLAIN AST ${statement}`, 'TSVRaw')
-    expect(ast).toMatch(/^(Create|Alter|Rename|Drop|Insert|Select)/m)
+    expect(ast).toMatch(/^(Create|Alter|Rename|Drop|Truncate|Insert|Select)/m)
   })
 
   it('the bookkeeping statements of cluster mode parse too', () => {

@@ -14,7 +14,7 @@ export const conversationTables = [
   'test_results',
   'campaign_items',
 ] as const
-export const rollupTables = ['agent_latency_minute'] as const
+export const rollupTables = ['agent_latency_minute', 'conversation_latency'] as const
 
 const timeColumn: Record<string, string> = { agent_latency_minute: 'minute' }
 

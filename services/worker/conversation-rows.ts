@@ -13,6 +13,7 @@ import { conversationSpan, metricFlags, noMetricFlags } from './metric-quality.t
 import type {
   CampaignItemRow,
   ConversationItemRow,
+  ConversationLatencyFeedRow,
   ConversationRow,
   HandoffRow,
   LatencyFeedRow,
@@ -50,8 +51,9 @@ export const latencyMetrics = [
   'end_of_turn_delay',
 ] as const
 type LatencyMetric = (typeof latencyMetrics)[number]
-/** The feed's column of each metric's unflagged values, named once (not per value). */
+/** The feed's columns of each metric's unflagged and flagged values, named once (not per value). */
 const unflaggedColumns = latencyMetrics.map((name) => `${name}_unflagged` as const)
+const flaggedColumns = latencyMetrics.map((name) => `${name}_flagged` as const)
 
 function extraJson(object: Record<string, unknown> | null | undefined): string | null {
   const extra = object?.[extraFieldsField]
@@ -357,12 +359,47 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
     test_results: testResults,
     campaign_items: campaignItems,
     agent_latency_feed: latencyFeedRows(items, context),
+    conversation_latency_feed: [conversationLatencyFeedRow(conversation, items)],
   }
 }
 
 /**
- * The rollup's input: per minute of this conversation, its latency values (all, and those of
- * unflagged items apart). An item counts in the minute it was created (else when speech started,
+ * The per-conversation rollup's input: what the dashboards break latency down by, and the
+ * end-to-end latencies of its turns, unflagged and flagged apart (migration 0008).
+ */
+function conversationLatencyFeedRow(
+  conversation: ConversationRow,
+  items: readonly ConversationItemRow[],
+): ConversationLatencyFeedRow {
+  const unflagged: number[] = []
+  const flagged: number[] = []
+  for (const item of items)
+    if (item.e2e_latency !== null)
+      (item.metric_flags.length === 0 ? unflagged : flagged).push(item.e2e_latency)
+  return {
+    session_id: conversation.session_id,
+    event_time: conversation.event_time,
+    agent_id: conversation.agent_id,
+    agent_name: conversation.agent_name,
+    source: conversation.source,
+    version: conversation.version,
+    is_deleted: conversation.is_deleted,
+    campaign_id: conversation.campaign_id,
+    campaign_name: conversation.campaign_name,
+    telecom_provider: conversation.telecom_provider,
+    test_run_id: conversation.test_run_id,
+    is_test: conversation.test_run_id !== null || conversation.test_id !== null ? 1 : 0,
+    status: conversation.status,
+    room_failed: conversation.room_failed,
+    failed: conversation.room_failed === true || (conversation.error_message ?? '') !== '' ? 1 : 0,
+    e2e_latency_unflagged: unflagged,
+    e2e_latency_flagged: flagged,
+  }
+}
+
+/**
+ * The minute rollup's input: per minute of this conversation, its latency values, those of
+ * unflagged and of flagged items apart. An item counts in the minute it was created (else when speech started,
  * else the conversation's time).
  */
 function latencyFeedRows(
@@ -390,26 +427,24 @@ function latencyFeedRows(
         source: context.source,
         version: context.version,
         is_deleted: context.is_deleted,
-        e2e_latency: [],
-        llm_node_ttft: [],
-        tts_node_ttfb: [],
-        transcription_delay: [],
-        end_of_turn_delay: [],
         e2e_latency_unflagged: [],
         llm_node_ttft_unflagged: [],
         tts_node_ttfb_unflagged: [],
         transcription_delay_unflagged: [],
         end_of_turn_delay_unflagged: [],
+        e2e_latency_flagged: [],
+        llm_node_ttft_flagged: [],
+        tts_node_ttfb_flagged: [],
+        transcription_delay_flagged: [],
+        end_of_turn_delay_flagged: [],
       }
       byMinute.set(minute, row)
     }
-    // A flagged item's values count in the rollup's all-values states only (migration 0006).
-    const unflagged = item.metric_flags.length === 0
+    // A flagged item's values go to the flagged histograms, which panels add only when asked.
+    const columns = item.metric_flags.length === 0 ? unflaggedColumns : flaggedColumns
     for (let metric = 0; metric < latencyMetrics.length; metric++) {
       const value = item[latencyMetrics[metric]!]
-      if (value === null) continue
-      row[latencyMetrics[metric]!].push(value)
-      if (unflagged) row[unflaggedColumns[metric]!].push(value)
+      if (value !== null) row[columns[metric]!].push(value)
     }
   }
   return [...byMinute.values()].sort((a, b) => a.minute - b.minute)

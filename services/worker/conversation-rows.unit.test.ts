@@ -274,7 +274,10 @@ describe('conversationRows', () => {
         'transcription_delay',
         'end_of_turn_delay',
       ] as const) {
-        const fed = rows.agent_latency_feed.flatMap((row) => row[name])
+        const fed = rows.agent_latency_feed.flatMap((row) => [
+          ...row[`${name}_unflagged`],
+          ...row[`${name}_flagged`],
+        ])
         const stored = rows.conversation_items.flatMap((item) => (item[name] === null ? [] : [item[name]]))
         expect(fed.sort()).toEqual(stored.sort())
       }
@@ -295,11 +298,16 @@ describe('conversationRows', () => {
     for (const minute of minutes) expect([0, 0xffff_ffff]).toContain(minute)
     for (const name of latencyMetrics) {
       const stored = rows.conversation_items.flatMap((item) => (item[name] === null ? [] : [item[name]]))
-      expect(rows.agent_latency_feed.flatMap((row) => row[name]).sort(), name).toEqual(stored.sort())
+      expect(
+        rows.agent_latency_feed
+          .flatMap((row) => [...row[`${name}_unflagged`], ...row[`${name}_flagged`]])
+          .sort(),
+        name,
+      ).toEqual(stored.sort())
     }
   })
 
-  it('feeds the rollup the values of unflagged items apart, and every value among all', () => {
+  it('feeds the rollups the values of unflagged and of flagged items apart', () => {
     const { event, flags } = withImpossibleMetrics(loadFixture('full'), 'rollup')
     const rows = rowsOf(event)
     const latencyNames = latencyMetrics
@@ -313,13 +321,22 @@ describe('conversationRows', () => {
       expect(rows.agent_latency_feed.flatMap((row) => row[`${name}_unflagged`]).sort(), name).toEqual(
         values(false),
       )
-      expect(rows.agent_latency_feed.flatMap((row) => row[name]).sort(), name).toEqual(values(undefined))
+      expect(rows.agent_latency_feed.flatMap((row) => row[`${name}_flagged`]).sort(), name).toEqual(
+        values(true),
+      )
       left += values(true).length
     }
     expect(left).toBeGreaterThan(0) // the fixture has flagged values to leave out
-    // A clean conversation: the unflagged values are all of them.
+    const [conversation] = rows.conversation_latency_feed
+    const e2e = (flagged: boolean) =>
+      rows.conversation_items
+        .filter((item) => item.e2e_latency !== null && flags.has(item.item_index) === flagged)
+        .map((item) => item.e2e_latency)
+    expect(conversation!.e2e_latency_unflagged).toEqual(e2e(false))
+    expect(conversation!.e2e_latency_flagged).toEqual(e2e(true))
+    // A clean conversation: no flagged values.
     for (const row of rowsOf(loadFixture('full')).agent_latency_feed)
-      for (const name of latencyNames) expect(row[`${name}_unflagged`]).toEqual(row[name])
+      for (const name of latencyNames) expect(row[`${name}_flagged`]).toEqual([])
   })
 
   it('is deterministic: the same record and delivery give the same rows', () => {

@@ -25,7 +25,7 @@ export type StoredKeys = { [T in TableName]: StoredKey[] } & {
   conversations: Array<StoredKey & { version: number }>
 }
 
-/** The sorting key of each table (test_results also its partition's time; the feed: the rollup's key). */
+/** The sorting key of each table (test_results also its partition's time; a feed: its rollup's key). */
 export const replacingKeys: { [T in TableName]: readonly string[] } = {
   conversations: ['agent_id', 'event_time', 'session_id'],
   conversation_items: ['agent_id', 'event_time', 'session_id', 'item_index'],
@@ -34,6 +34,7 @@ export const replacingKeys: { [T in TableName]: readonly string[] } = {
   test_results: ['test_run_id', 'test_id', 'session_id', 'event_time'],
   campaign_items: ['campaign_id', 'event_time', 'campaign_item_id', 'session_id'],
   agent_latency_feed: ['agent_id', 'minute', 'session_id'],
+  conversation_latency_feed: ['agent_id', 'event_time', 'session_id'],
 }
 
 const monthOf = (ms: number) => {
@@ -114,12 +115,17 @@ export interface WritePlan {
   digest: string
 }
 
+const tombstoneArrays: Partial<Record<TableName, readonly string[]>> = {
+  agent_latency_feed: latencyMetrics.flatMap((name) => [`${name}_unflagged`, `${name}_flagged`]),
+  conversation_latency_feed: ['e2e_latency_unflagged', 'e2e_latency_flagged'],
+}
+
 function tombstone(table: TableName, key: StoredKey, version: number): Record<string, unknown> {
   const row: Record<string, unknown> = { version, is_deleted: 1 }
   for (const column of replacingKeys[table]) row[column] = key[column]
-  // Every other column takes its default (null -> default on insert); the rollup's feed needs its
-  // arrays, which its view reads.
-  if (table === 'agent_latency_feed') for (const name of latencyMetrics) row[name] = []
+  // Every other column takes its default (null -> default on insert); the rollups' feeds need their
+  // arrays, which their views read.
+  for (const name of tombstoneArrays[table] ?? []) row[name] = []
   return row
 }
 

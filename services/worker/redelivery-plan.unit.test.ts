@@ -103,6 +103,9 @@ describe('planWrite', () => {
     )
     const plan = planWrite(rows, storedOf(stored))
     expect(buried(plan.rows, 'conversations')).toEqual([])
+    // The conversation's rollup row is replaced under its own key, never buried.
+    expect(buried(plan.rows, 'conversation_latency_feed')).toEqual([])
+    expect(live(plan.rows, 'conversation_latency_feed')).toEqual(rows.conversation_latency_feed)
     expect(buried(plan.rows, 'conversation_items').map((row) => row.item_index)).toEqual(
       stored.conversation_items.slice(2).map((row) => row.item_index),
     )
@@ -111,7 +114,10 @@ describe('planWrite', () => {
       stored.tool_calls.map((row) => row.call_index).filter((index) => !keptCalls.has(index)),
     )
     expect(stored.tool_calls.length).toBeGreaterThan(rows.tool_calls.length)
-    for (const row of buried(plan.rows, 'agent_latency_feed')) expect(row.e2e_latency).toEqual([])
+    for (const row of buried(plan.rows, 'agent_latency_feed')) {
+      expect(row.e2e_latency_unflagged).toEqual([])
+      expect(row.e2e_latency_flagged).toEqual([])
+    }
   })
 
   it('writes nothing of a delivery older than the stored one', () => {

@@ -58,13 +58,23 @@ const childLookups: Array<{ table: Exclude<TableName, 'conversations'>; select: 
     where: 'campaign_id IN {campaigns:Array(String)}',
   },
   {
-    // The rollup's rows, which the write replaces through its feed.
+    // The rollups' rows, which the write replaces through their feeds.
     table: 'agent_latency_feed',
     select: 'agent_id, toUnixTimestamp(minute) AS minute',
     where: 'agent_id IN {agents:Array(String)}',
   },
+  {
+    table: 'conversation_latency_feed',
+    select: 'agent_id, toUnixTimestamp64Milli(event_time) AS event_time',
+    where: 'agent_id IN {agents:Array(String)}',
+  },
 ]
-const lookupTable = (table: TableName) => (table === 'agent_latency_feed' ? 'agent_latency_minute' : table)
+/** The table that holds what a feed wrote (its rollup). */
+const feedRollups: Partial<Record<TableName, string>> = {
+  agent_latency_feed: 'agent_latency_minute',
+  conversation_latency_feed: 'conversation_latency',
+}
+const lookupTable = (table: TableName) => feedRollups[table] ?? table
 
 /** The live rows' keys of a write's conversations, and the message that stored each conversation row. */
 export async function storedKeys(

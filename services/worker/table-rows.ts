@@ -45,17 +45,36 @@ const tables = {
     source: column<string>('String'),
     version: column<number>('UInt64'),
     is_deleted: column<0 | 1>('UInt8'),
-    e2e_latency: column<number[]>('Array(Float64)'),
-    llm_node_ttft: column<number[]>('Array(Float64)'),
-    tts_node_ttfb: column<number[]>('Array(Float64)'),
-    transcription_delay: column<number[]>('Array(Float64)'),
-    end_of_turn_delay: column<number[]>('Array(Float64)'),
-    /** The same values of unflagged items only (empty metric_flags), migration 0006. */
+    /** Per metric, the values of unflagged items (empty metric_flags) and of flagged ones (migration 0008). */
     e2e_latency_unflagged: column<number[]>('Array(Float64)'),
     llm_node_ttft_unflagged: column<number[]>('Array(Float64)'),
     tts_node_ttfb_unflagged: column<number[]>('Array(Float64)'),
     transcription_delay_unflagged: column<number[]>('Array(Float64)'),
     end_of_turn_delay_unflagged: column<number[]>('Array(Float64)'),
+    e2e_latency_flagged: column<number[]>('Array(Float64)'),
+    llm_node_ttft_flagged: column<number[]>('Array(Float64)'),
+    tts_node_ttfb_flagged: column<number[]>('Array(Float64)'),
+    transcription_delay_flagged: column<number[]>('Array(Float64)'),
+    end_of_turn_delay_flagged: column<number[]>('Array(Float64)'),
+  },
+  /**
+   * One row per conversation: what the dashboards break latency down by and its turns' end-to-end
+   * latencies (the per-conversation rollup's input, migration 0008).
+   */
+  conversation_latency_feed: {
+    ...conversationContext,
+    campaign_id: column<string | null>('Nullable(String)'),
+    campaign_name: column<string | null>('Nullable(String)'),
+    telecom_provider: column<string | null>('Nullable(String)'),
+    test_run_id: column<string | null>('Nullable(String)'),
+    /** A conversation of a test run or a test. */
+    is_test: column<0 | 1>('UInt8'),
+    status: column<string | null>('Nullable(String)'),
+    room_failed: column<boolean | null>('Nullable(Bool)'),
+    /** Its room failed or the platform sent an error_message. */
+    failed: column<0 | 1>('UInt8'),
+    e2e_latency_unflagged: column<number[]>('Array(Float64)'),
+    e2e_latency_flagged: column<number[]>('Array(Float64)'),
   },
   conversation_items: {
     ...conversationContext,
@@ -220,6 +239,7 @@ export type HandoffRow = TableRows['handoffs'][number]
 export type TestResultRow = TableRows['test_results'][number]
 export type CampaignItemRow = TableRows['campaign_items'][number]
 export type LatencyFeedRow = TableRows['agent_latency_feed'][number]
+export type ConversationLatencyFeedRow = TableRows['conversation_latency_feed'][number]
 
 export const tableNames = Object.keys(tables) as TableName[]
 

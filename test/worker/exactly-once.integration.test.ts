@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { histogramQuantile, mergedHistogram } from '../../dashboards/src/latency-histogram.ts'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
@@ -18,6 +19,8 @@ import {
 // The same conversation delivered twice by the platform, and the whole topic replayed by a
 // second consumer group (other batch boundaries, so other insert tokens), are counted once in
 // the base tables, the rollup and dashboard-style queries.
+/** The e2e histogram of every value (flagged ones too), merged: latency-histogram.ts with the variable at 1. */
+const everyValue = mergedHistogram('e2e_latency', undefined, '1')
 const dashboardQueries = {
   conversationsPerAgentHour: `SELECT agent_id, toStartOfHour(event_time) AS hour, count() AS conversations,
       countIf(room_failed) AS failed_rooms, sum(item_count) AS items
@@ -26,8 +29,11 @@ const dashboardQueries = {
       llm_node_ttft_samples, tts_node_ttfb_samples, transcription_delay_samples, end_of_turn_delay_samples
     FROM ${database}.agent_latency_per_minute ORDER BY agent_id, minute`,
   p95PerAgent: `SELECT agent_id, sum(e2e_latency_count) AS samples,
-      round(quantileTDigestMerge(0.95)(e2e_latency_quantiles), 3) AS p95
+      round(${histogramQuantile(0.95, everyValue)}, 3) AS p95
     FROM ${database}.agent_latency_minute FINAL GROUP BY agent_id ORDER BY agent_id`,
+  perCampaign: `SELECT campaign_id, count() AS conversations, countIf(failed) AS failed,
+      round(${histogramQuantile(0.9, everyValue)}, 3) AS p90
+    FROM ${database}.conversation_latency FINAL GROUP BY campaign_id ORDER BY campaign_id`,
   toolErrors: `SELECT tool_name, count() AS calls, countIf(tool_is_error) AS errors
     FROM ${database}.tool_calls FINAL GROUP BY tool_name ORDER BY tool_name`,
   itemsPerRole: `SELECT role, count() AS items, round(sum(e2e_latency), 6) AS e2e_total

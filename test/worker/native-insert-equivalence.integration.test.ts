@@ -196,8 +196,9 @@ describe('the Native route against the JSONCompactEachRow route', () => {
   })
 
   const storedTables = [
-    ...tableNames.filter((table) => table !== 'agent_latency_feed'),
+    ...tableNames.filter((table) => !table.endsWith('_feed')),
     'agent_latency_minute',
+    'conversation_latency',
   ]
 
   /** A table's rows as ClickHouse prints them (JSONEachRow lines), sorted; inserted_at left out. */

@@ -123,7 +123,12 @@ describe('worker: Kafka -> ClickHouse, every table', () => {
       `SELECT sum(e2e_latency_count) AS n, uniqExact(session_id) AS sessions FROM ${database}.agent_latency_minute FINAL`,
     )
     const expected = expectedRows(sent).agent_latency_feed
-    expect(fromRollup!.n).toBe(expected.reduce((sum, row) => sum + row.e2e_latency.length, 0))
+    expect(fromRollup!.n).toBe(
+      expected.reduce(
+        (sum, row) => sum + row.e2e_latency_unflagged.length + row.e2e_latency_flagged.length,
+        0,
+      ),
+    )
     expect(fromRollup!.n).toBe(fromItems!.n)
     expect(await countFinal(clickhouse, 'agent_latency_minute')).toBe(expected.length)
     const [view] = await queryRows<{ samples: number }>(

@@ -162,7 +162,7 @@ export function expectedRows(sent: readonly Sent[]): TableRows {
  */
 export async function readTable(
   client: ClickHouseClient,
-  table: TableName | 'agent_latency_minute',
+  table: TableName | 'agent_latency_minute' | 'conversation_latency',
   columns: readonly string[],
   orderBy: string,
 ): Promise<Record<string, unknown>[]> {
@@ -204,14 +204,21 @@ export async function expectExactCounts(
   const expected = expectedRows(sent)
   for (const table of conversationTables)
     expect(await countFinal(client, table), table).toBe(expected[table].length)
+  const rollupFeeds = {
+    agent_latency_minute: 'agent_latency_feed',
+    conversation_latency: 'conversation_latency_feed',
+  } as const
   for (const table of rollupTables)
-    expect(await countFinal(client, table), table).toBe(expected.agent_latency_feed.length)
+    expect(await countFinal(client, table), table).toBe(expected[rollupFeeds[table]].length)
   const [rollup] = await queryRows<{ samples: number }>(
     client,
     `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
   )
   expect(rollup?.samples ?? 0, 'rollup e2e samples').toBe(
-    expected.agent_latency_feed.reduce((sum, row) => sum + row.e2e_latency.length, 0),
+    expected.agent_latency_feed.reduce(
+      (sum, row) => sum + row.e2e_latency_unflagged.length + row.e2e_latency_flagged.length,
+      0,
+    ),
   )
 }
 
@@ -329,7 +336,7 @@ export async function expectStoredExactlyOnce(
   }
 }
 
-const rowOrder: Record<Exclude<TableName, 'agent_latency_feed'>, string> = {
+const rowOrder: Record<Exclude<TableName, 'agent_latency_feed' | 'conversation_latency_feed'>, string> = {
   conversations: 'session_id',
   conversation_items: 'session_id, item_index',
   tool_calls: 'session_id, call_index',
@@ -390,7 +397,10 @@ export async function expectStoredRowsEqual(
       session_id: row.session_id,
       version: row.version,
       ...Object.fromEntries(
-        rollupMetrics.map((name) => [`${name}_count`, row[name as 'e2e_latency'].length]),
+        rollupMetrics.map((name) => [
+          `${name}_count`,
+          row[`${name as 'e2e_latency'}_unflagged`].length + row[`${name as 'e2e_latency'}_flagged`].length,
+        ]),
       ),
     }))
     .sort((a, b) =>
@@ -405,7 +415,52 @@ export async function expectStoredRowsEqual(
             : 1,
     )
   expect(rollup, 'agent_latency_minute').toEqual(wantRollup)
+  // The per-conversation rollup: one row per conversation, its breakdown keys, and its turns'
+  // e2e latencies as counts, maxima and histograms whose counts add up (migration 0008).
+  const conversationRollup = await readTable(
+    client,
+    'conversation_latency',
+    [
+      ...conversationLatencyKeys,
+      'e2e_latency_unflagged_count',
+      'e2e_latency_unflagged_max',
+      'e2e_latency_flagged_count',
+      'e2e_latency_flagged_max',
+      'arraySum(e2e_latency_unflagged_bucket_counts) AS unflagged_in_buckets',
+      'arraySum(e2e_latency_flagged_bucket_counts) AS flagged_in_buckets',
+    ],
+    'session_id',
+  )
+  const largest = (values: number[]) => (values.length === 0 ? 0 : Math.max(...values))
+  const wantConversations = [...expected.conversation_latency_feed]
+    .sort((a, b) => (a.session_id < b.session_id ? -1 : 1))
+    .map((row) => ({
+      ...Object.fromEntries(conversationLatencyKeys.map((column) => [column, row[column]])),
+      is_test: row.is_test === 1,
+      failed: row.failed === 1,
+      e2e_latency_unflagged_count: row.e2e_latency_unflagged.length,
+      e2e_latency_unflagged_max: largest(row.e2e_latency_unflagged),
+      e2e_latency_flagged_count: row.e2e_latency_flagged.length,
+      e2e_latency_flagged_max: largest(row.e2e_latency_flagged),
+      unflagged_in_buckets: row.e2e_latency_unflagged.length,
+      flagged_in_buckets: row.e2e_latency_flagged.length,
+    }))
+  expect(conversationRollup, 'conversation_latency').toEqual(wantConversations)
 }
+
+const conversationLatencyKeys = [
+  'session_id',
+  'agent_id',
+  'event_time',
+  'version',
+  'campaign_id',
+  'telecom_provider',
+  'test_run_id',
+  'is_test',
+  'status',
+  'room_failed',
+  'failed',
+] as const
 
 /** What a worker integration test sets up before it starts a worker, and takes down after. */
 export interface WorkerFixture {

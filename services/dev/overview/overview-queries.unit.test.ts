@@ -36,10 +36,11 @@ describe('overview queries', () => {
   it('leave flagged values out, as the dashboards do by default', () => {
     const latency = overviewSql('e2e-latency', now)
     expect(latency).toContain(
-      'quantileTDigestMerge(0.95)(if(0 = 1, e2e_latency_quantiles, e2e_latency_unflagged_quantiles))',
+      'sumMap(if(0 = 1, arrayConcat(e2e_latency_unflagged_buckets, e2e_latency_flagged_buckets), e2e_latency_unflagged_buckets)',
     )
     expect(latency).toContain('if(0 = 1, e2e_latency_count, e2e_latency_unflagged_count) > 0')
     expect(overviewSql('slowest-turns', now)).toContain('AND (0 = 1 OR empty(metric_flags))')
+    expect(overviewSql('slowest-turns', now)).toContain('0 = 1 AND e2e_latency_flagged_count > 0')
   })
   it('know only their own names', () => {
     expect(isOverviewQueryName('e2e-latency')).toBe(true)
