@@ -123,7 +123,10 @@ export function buildIngressApp(deps: IngressDependencies) {
     // The line is built only when it is written (debug is off in production).
     if (status < 500 && !logger.isLevelEnabled('debug')) return
     const line = { method: request.method, url: withoutQuery(request.url), status, ms: reply.elapsedTime }
-    if (status >= 500) warnOncePerInterval(`${route} ${status}`, line, 'request failed')
+    // /readyz answering 503 is its answer while Kafka or the registry is not there yet (an
+    // orchestrator, or `./run dev` waiting to print its URL, asks it in a loop), not a failure.
+    if (status >= 500 && route !== '/readyz')
+      warnOncePerInterval(`${route} ${status}`, line, 'request failed')
     else logger.debug(line, 'request')
   })
 
