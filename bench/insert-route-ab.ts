@@ -12,6 +12,7 @@ import {
   jsonCompactBody,
 } from '../test/worker/json-compact-reference-insert.ts'
 import { freshTableRows } from './bench-conversations.ts'
+import { storedTableNames } from './stored-tables.ts'
 
 // `node bench/insert-route-ab.ts`: the worker's write of N conversations (~40 items each) into
 // embedded chDB by the two routes, alternating A B B A in one process so that both see the same
@@ -60,10 +61,7 @@ const totals = Object.fromEntries(
 
 for (const database of Object.values(databases)) {
   await runMigrations(client, database)
-  for (const table of [
-    ...tableNames.filter((table) => table !== 'agent_latency_feed'),
-    'agent_latency_minute',
-  ])
+  for (const table of storedTableNames)
     await client.command({ query: `SYSTEM STOP MERGES ${database}.${table}` })
 }
 const loadBefore = loadavg()

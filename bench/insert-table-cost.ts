@@ -8,6 +8,7 @@ import { insertSettings, tableBlock } from '../services/worker/clickhouse-insert
 import { storedKeys } from '../services/worker/stored-conversations.ts'
 import { type TableRows, tableColumns, tableNames } from '../services/worker/table-rows.ts'
 import { freshTableRows } from './bench-conversations.ts'
+import { baseTableNames, storedTableNames } from './stored-tables.ts'
 
 // `node bench/insert-table-cost.ts`: where the engine's insert CPU goes, per table and per variant
 // (#12, insertcost). chDB keeps no system.query_log (none is configured), so each table's insert is
@@ -45,9 +46,9 @@ const allVariants: Variant[] = [
   { name: 'no_rollup_view', schema: ['DROP VIEW {db}.agent_latency_minute_mv'] },
   {
     name: 'no_dedup_window',
-    schema: tableNames
-      .filter((t) => t !== 'agent_latency_feed')
-      .map((t) => `ALTER TABLE {db}.${t} MODIFY SETTING non_replicated_deduplication_window = 0`),
+    schema: baseTableNames.map(
+      (t) => `ALTER TABLE {db}.${t} MODIFY SETTING non_replicated_deduplication_window = 0`,
+    ),
   },
 ]
 // The rollup view of migration 0006 with each *_unflagged state taken from its flagged twin when the
@@ -88,7 +89,7 @@ allVariants.push(
 const wideBytes = Number(process.env.BENCH_WIDE_MB ?? 32) * 2 ** 20
 allVariants.push({
   name: `compact_below_${wideBytes >> 20}mb`,
-  schema: [...tableNames.filter((t) => t !== 'agent_latency_feed'), 'agent_latency_minute'].map(
+  schema: storedTableNames.map(
     (t) => `ALTER TABLE {db}.${t} MODIFY SETTING min_bytes_for_wide_part = ${wideBytes}`,
   ),
 })
@@ -143,8 +144,7 @@ for (const variant of variants) {
   for (const statement of variant.schema ?? [])
     await client.command({ query: statement.replaceAll('{db}', db) })
   if (process.env.BENCH_STOP_MERGES === '1')
-    for (const table of [...tableNames.filter((t) => t !== 'agent_latency_feed'), 'agent_latency_minute'])
-      await client.command({ query: `SYSTEM STOP MERGES ${db}.${table}` })
+    for (const table of storedTableNames) await client.command({ query: `SYSTEM STOP MERGES ${db}.${table}` })
 }
 
 const columnsShown = ['lookup', ...tableNames] as const

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { splitStatements } from '../../services/core/clickhouse-migrations.ts'
 import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
 import { landingColumns } from './landing-columns.ts'
@@ -36,17 +35,11 @@ function landingEngine(landing: Landing): string {
 }
 
 /**
- * The statements, in order, for `database`. `unflaggedFeed`: whether agent_latency_feed has the
- * `<metric>_unflagged` columns of migration 0006 (the views follow the tables as migrated; ask
- * with feedHasUnflaggedColumns).
+ * The statements, in order, for `database`, which runMigrations has migrated (the views feed
+ * the tables and feeds of the latest migrations).
  */
-export function clickhouseSideStatements(
-  database: string,
-  landing: Landing,
-  unflaggedFeed: boolean,
-): string[] {
-  const lines = readFileSync(new URL('./views.sql', import.meta.url), 'utf8').split('\n')
-  const sql = (unflaggedFeed ? lines : lines.filter((line) => !line.endsWith('-- migration 0006'))).join('\n')
+export function clickhouseSideStatements(database: string, landing: Landing): string[] {
+  const sql = readFileSync(new URL('./views.sql', import.meta.url), 'utf8')
   const kafka = landing.kind === 'kafka'
   const values: Record<string, string> = {
     database,
@@ -73,17 +66,4 @@ export function landingInsert(database: string, file: string, registryUrl: strin
       insert_deduplication_token = ${quote(token)},
       deduplicate_blocks_in_dependent_materialized_views = 1
     FORMAT AvroConfluent`
-}
-
-/** Whether the migrated agent_latency_feed has migration 0006's unflagged columns. */
-export async function feedHasUnflaggedColumns(client: ClickHouseClient, database: string): Promise<boolean> {
-  const result = await client.query({
-    query: `SELECT count() AS n FROM system.columns
-      WHERE database = {database:String} AND table = 'agent_latency_feed' AND name = 'e2e_latency_unflagged'`,
-    query_params: { database },
-    format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  })
-  const [row] = await result.json<{ n: number }>()
-  return (row?.n ?? 0) > 0
 }

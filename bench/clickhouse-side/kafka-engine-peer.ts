@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClickHouse } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { clickhouseSideStatements, feedHasUnflaggedColumns } from './clickhouse-side-sql.ts'
+import { clickhouseSideStatements } from './clickhouse-side-sql.ts'
 
 // The peer a user would pick instead of the worker (#12): ClickHouse's own Kafka engine in chDB,
 // reading TOPIC with kafka_format = 'AvroConfluent' into a fresh database migrated with the
@@ -52,19 +52,15 @@ async function messagesRead(): Promise<number> {
 
 try {
   await runMigrations(clickhouse, database)
-  const statements = clickhouseSideStatements(
-    database,
-    {
-      kind: 'kafka',
-      brokers: process.env.KAFKA_BROKERS!,
-      topic: process.env.TOPIC!,
-      group: `bench-kafka-engine-${Date.now()}`,
-      registryUrl: process.env.SCHEMA_REGISTRY_URL!,
-      maxBlockSize,
-      flushIntervalMs,
-    },
-    await feedHasUnflaggedColumns(clickhouse, database),
-  )
+  const statements = clickhouseSideStatements(database, {
+    kind: 'kafka',
+    brokers: process.env.KAFKA_BROKERS!,
+    topic: process.env.TOPIC!,
+    group: `bench-kafka-engine-${Date.now()}`,
+    registryUrl: process.env.SCHEMA_REGISTRY_URL!,
+    maxBlockSize,
+    flushIntervalMs,
+  })
   // The Kafka table consumes once the last view (the flat one) reads it; the clock starts at the
   // first message read (below).
   const cpuBefore = process.cpuUsage()

@@ -11,14 +11,14 @@ import { type MessageRows, mergeRows } from '../../services/worker/batch-rows.ts
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows, type Delivery } from '../../services/worker/conversation-rows.ts'
 import { insertToken } from '../../services/worker/insert-token.ts'
-import { tableNames } from '../../services/worker/table-rows.ts'
 import { offsetRanges } from '../../services/worker/write-split.ts'
 import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
 import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
 import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { machineLine } from '../bench-process.ts'
-import { clickhouseSideStatements, feedHasUnflaggedColumns, landingInsert } from './clickhouse-side-sql.ts'
+import { storedTableNames } from '../stored-tables.ts'
+import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
 
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
@@ -127,8 +127,7 @@ const itemsClient = createClickHouse({
 const databases = { js: 'route_js', sql: 'route_sql' } as const
 await runMigrations(client, databases.js)
 await runMigrations(client, databases.sql)
-const unflaggedFeed = await feedHasUnflaggedColumns(client, databases.sql)
-for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert' }, unflaggedFeed))
+for (const statement of clickhouseSideStatements(databases.sql, { kind: 'insert' }))
   await client.command({ query: statement })
 
 let offset = 0
@@ -185,10 +184,7 @@ for (const [index, values] of batches.entries()) {
 
 async function counts(database: string): Promise<Record<string, number>> {
   const result: Record<string, number> = {}
-  for (const table of [
-    ...tableNames.filter((name) => name !== 'agent_latency_feed'),
-    'agent_latency_minute',
-  ]) {
+  for (const table of storedTableNames) {
     const answer = await client.query({
       query: `SELECT count() AS n FROM ${database}.${table} FINAL`,
       format: 'JSONEachRow',

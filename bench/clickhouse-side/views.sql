@@ -1,13 +1,14 @@
 -- The ClickHouse-side route (#12), a prototype measured by the benchmarks, not a migration: Kafka
 -- message bytes as they are (Avro in the Confluent wire format, read with FORMAT AvroConfluent and
 -- the registry's ccompat URL as format_avro_schema_registry_url) land in `conversation_landing`,
--- and materialized views flatten them into the project's tables (migrations 0001..0005), doing in
+-- and materialized views flatten them into the project's tables (migrations 0001..0008), doing in
 -- SQL what services/worker/conversation-rows.ts does in JS:
 --   conversation_landing  (Null, or ENGINE = Kafka for ClickHouse's own consumer)
 --     -> conversation_flat_mv -> conversation_flat (Null: every timestamp parsed once, the key time,
 --        the agent speaking at each item, each item's metric flags, the tool-call pairing)
 --          -> conversations_mv, conversation_items_mv, tool_calls_mv, handoffs_mv,
---             test_results_mv, campaign_items_mv, agent_latency_feed_mv (-> the rollup's own view)
+--             test_results_mv, campaign_items_mv, agent_latency_feed_mv and
+--             conversation_latency_feed_mv (-> the rollups' own views of migration 0008)
 -- Placeholders, replaced by bench/clickhouse-side/clickhouse-side-sql.ts: {database};
 -- {landing_columns} (the event's Avro schema as AvroConfluent reads it: landing-columns.ts);
 -- {landing_engine} (Null, or Kafka with its settings); {kafka_topic}, {kafka_partition},
@@ -228,34 +229,47 @@ SELECT
 FROM {database}.conversation_flat
 WHERE data.campaign_id IS NOT NULL OR data.campaign_item_id IS NOT NULL;
 
--- The rollup's input (migration 0002's feed, whose own view aggregates it): per conversation and
--- minute the latency values of the items created in it (else when speech started, else event_time);
--- with migration 0006, those of unflagged items apart too.
--- groupArray skips NULLs, as the JS does.
+-- The minute rollup's input (migration 0008's feed, whose own view aggregates it): per conversation
+-- and minute the latency values of the items created in it (else when speech started, else
+-- event_time), those of unflagged and of flagged items apart. groupArrayIf skips NULLs, as the JS does.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_feed_mv TO {database}.agent_latency_feed AS
 SELECT
     any(agent_id) AS agent_id,
     toDateTime(toStartOfMinute(coalesce(created, started, event_time)), 'UTC') AS minute,
     session_id,
     any(agent_name) AS agent_name, any(source) AS source, any(version) AS version, 0 AS is_deleted,
-    -- the values of unflagged items apart, where the feed has the columns (clickhouse-side-sql.ts
-    -- drops the lines marked `migration 0006` where it does not)
-    groupArrayIf(h.metrics.e2e_latency, empty(flags)) AS e2e_latency_unflagged, -- migration 0006
-    groupArrayIf(h.metrics.llm_node_ttft, empty(flags)) AS llm_node_ttft_unflagged, -- migration 0006
-    groupArrayIf(h.metrics.tts_node_ttfb, empty(flags)) AS tts_node_ttfb_unflagged, -- migration 0006
-    groupArrayIf(h.metrics.transcription_delay, empty(flags)) AS transcription_delay_unflagged, -- migration 0006
-    groupArrayIf(h.metrics.end_of_turn_delay, empty(flags)) AS end_of_turn_delay_unflagged, -- migration 0006
-    groupArray(h.metrics.e2e_latency) AS e2e_latency,
-    groupArray(h.metrics.llm_node_ttft) AS llm_node_ttft,
-    groupArray(h.metrics.tts_node_ttfb) AS tts_node_ttfb,
-    groupArray(h.metrics.transcription_delay) AS transcription_delay,
-    groupArray(h.metrics.end_of_turn_delay) AS end_of_turn_delay
+    groupArrayIf(h.metrics.e2e_latency, empty(flags)) AS e2e_latency_unflagged,
+    groupArrayIf(h.metrics.llm_node_ttft, empty(flags)) AS llm_node_ttft_unflagged,
+    groupArrayIf(h.metrics.tts_node_ttfb, empty(flags)) AS tts_node_ttfb_unflagged,
+    groupArrayIf(h.metrics.transcription_delay, empty(flags)) AS transcription_delay_unflagged,
+    groupArrayIf(h.metrics.end_of_turn_delay, empty(flags)) AS end_of_turn_delay_unflagged,
+    groupArrayIf(h.metrics.e2e_latency, notEmpty(flags)) AS e2e_latency_flagged,
+    groupArrayIf(h.metrics.llm_node_ttft, notEmpty(flags)) AS llm_node_ttft_flagged,
+    groupArrayIf(h.metrics.tts_node_ttfb, notEmpty(flags)) AS tts_node_ttfb_flagged,
+    groupArrayIf(h.metrics.transcription_delay, notEmpty(flags)) AS transcription_delay_flagged,
+    groupArrayIf(h.metrics.end_of_turn_delay, notEmpty(flags)) AS end_of_turn_delay_flagged
 FROM {database}.conversation_flat
 ARRAY JOIN data.history AS h, item_created_at AS created, item_started_at AS started,
     item_metric_flags AS flags
 WHERE h.metrics.e2e_latency IS NOT NULL OR h.metrics.llm_node_ttft IS NOT NULL OR h.metrics.tts_node_ttfb IS NOT NULL
    OR h.metrics.transcription_delay IS NOT NULL OR h.metrics.end_of_turn_delay IS NOT NULL
 GROUP BY session_id, minute;
+
+-- The per-conversation rollup's input (migration 0008): one row per conversation, what the
+-- dashboards break latency down by (the conversations_mv expressions; is_test and failed as
+-- conversation-rows.ts computes them) and its turns' end-to-end latencies, unflagged and flagged
+-- apart (no lambda captures an array: each pairs a history field with item_metric_flags).
+CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.conversation_latency_feed_mv TO {database}.conversation_latency_feed AS
+WITH arrayMap(h -> h.metrics.e2e_latency, data.history) AS e2e
+SELECT
+    agent_id, event_time, session_id, agent_name, source, version, 0 AS is_deleted,
+    campaign_id, data.campaign_name AS campaign_name, data.telecom_provider AS telecom_provider,
+    test_run_id, test_run_id IS NOT NULL OR data.test_id IS NOT NULL AS is_test,
+    data.status AS status, data.room_metadata.failed AS room_failed,
+    ifNull(data.room_metadata.failed = true, 0) OR ifNull(data.error_message, '') != '' AS failed,
+    arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND empty(f), e2e, item_metric_flags)) AS e2e_latency_unflagged,
+    arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND notEmpty(f), e2e, item_metric_flags)) AS e2e_latency_flagged
+FROM {database}.conversation_flat;
 
 -- Last: a Kafka table starts consuming as soon as a view reads it, so every view below the flat
 -- table must exist before this one does. Lambdas capture only small arrays (numbers, ids).
