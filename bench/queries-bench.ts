@@ -273,7 +273,7 @@ for (const size of chosen) {
     '',
     `## ${size}: ${built.conversations.toLocaleString('en-US')} conversations over the 30 days to ${built.end.slice(0, 16)}Z`,
     '',
-    `Built in ${built.buildSeconds} s (copies of ${built.seedConversations} seed conversations, merges settled). Load before timing: ${loadavg()
+    `Built in ${built.buildSeconds} s (copies of ${built.seedConversations} seed conversations, merges settled)${(built.migrations ?? []).map((run) => `; migrated afterwards (${run.versions.join(', ')}) in ${run.seconds} s`).join('')}. Load before timing: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}.`,
     '',

@@ -84,21 +84,27 @@ export interface TableInfo {
 /**
  * The tables to copy: MergeTree tables holding conversations (a session_id column), minus those a
  * materialized view fills from a table that is itself copied (the view fills them as the copy goes
- * in; copying them too would count twice). Null tables and views hold nothing to copy.
+ * in; copying them too would count twice). Null tables and views hold nothing to copy. A MergeTree
+ * table without session_id that no view fills (other than the migrations' record) cannot be copied
+ * per conversation: refused by name, rather than left empty for its panels to read fast.
  */
 export function tablesToCopy(
   tables: readonly TableInfo[],
   hasSessionId: (table: string) => boolean,
 ): string[] {
-  const copied = new Set(
-    tables
-      .filter((table) => table.engine.endsWith('MergeTree') && hasSessionId(table.name))
-      .map((t) => t.name),
-  )
+  const mergeTrees = tables.filter((table) => table.engine.endsWith('MergeTree'))
+  const copied = new Set(mergeTrees.filter((table) => hasSessionId(table.name)).map((table) => table.name))
   const filledByViews = new Set(
     tables
       .filter((table) => table.viewTarget && (table.viewSources ?? []).some((source) => copied.has(source)))
       .map((table) => table.viewTarget!),
   )
+  const uncopiable = mergeTrees
+    .map((table) => table.name)
+    .filter((name) => !copied.has(name) && !filledByViews.has(name) && name !== 'schema_migrations')
+  if (uncopiable.length > 0)
+    throw new Error(
+      `no session_id to copy these tables by: ${uncopiable.join(', ')} (teach scaled-copy-sql.ts)`,
+    )
   return [...copied].filter((table) => !filledByViews.has(table)).sort()
 }

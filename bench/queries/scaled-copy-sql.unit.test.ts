@@ -91,4 +91,12 @@ describe('copy statements of the queries benchmark', () => {
       'conversations',
     ])
   })
+
+  it('refuses a table it could not copy per conversation, rather than leave it empty', () => {
+    const tables = [
+      { name: 'conversations', engine: 'ReplacingMergeTree' },
+      { name: 'agent_day_totals', engine: 'SummingMergeTree' },
+    ]
+    expect(() => tablesToCopy(tables, (table) => table === 'conversations')).toThrow(/agent_day_totals/)
+  })
 })
