@@ -35,6 +35,8 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '5000' },
     'data-dir': { type: 'string', default: join(homedir(), '.cache/voice-analytics/bench-queries') },
     runs: { type: 'string', default: '3' },
+    // Build (or migrate) and print the sizes on disk, without timing the queries.
+    'storage-only': { type: 'boolean', default: false },
   },
 })
 const sizes: Record<string, number> = { T: 20_000, S: 200_000, M: 1_000_000, L: 3_000_000 }
@@ -278,8 +280,7 @@ for (const size of chosen) {
       .join(' ')}.`,
     '',
     await storage(built),
-    '',
-    timingReport(size, await timeDashboards(built)),
+    ...(args['storage-only'] ? [] : ['', timingReport(size, await timeDashboards(built))]),
   )
   console.log(report.join('\n'))
   report.length = 0
