@@ -37,6 +37,8 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     // Build (or migrate) and print the sizes on disk, without timing the queries.
     'storage-only': { type: 'boolean', default: false },
+    // Time or measure a reused database as it was built, without the migrations added since.
+    'keep-schema': { type: 'boolean', default: false },
   },
 })
 const sizes: Record<string, number> = { T: 20_000, S: 200_000, M: 1_000_000, L: 3_000_000 }
@@ -106,6 +108,9 @@ interface QueryTimes {
 async function timeDashboards(built: ScaledDatabase): Promise<QueryTimes[]> {
   const results = new Map<string, QueryTimes>()
   const record = (where: string, window: TimeWindow['name'], timing: Timing) => {
+    log(
+      `${built.database} ${window}: ${where}: ${Math.round(timing.ms)} ms, ${count(timing.rowsRead)} rows read`,
+    )
     const entry = results.get(where) ?? { where, times: new Map() }
     entry.times.set(window, timing)
     results.set(where, entry)
@@ -266,6 +271,7 @@ for (const size of chosen) {
     dataDir,
     seedConversations: Number(args.seed),
     rebuild: args.rebuild,
+    keepSchema: args['keep-schema'],
     log,
   })
   log(

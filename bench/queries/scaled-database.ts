@@ -34,6 +34,8 @@ export interface BuildOptions {
   dataDir: string
   seedConversations: number
   rebuild: boolean
+  /** Reuse a database without applying the migrations added since its build (a before/after comparison). */
+  keepSchema: boolean
   log: (line: string) => void
 }
 
