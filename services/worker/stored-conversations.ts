@@ -48,9 +48,7 @@ const childLookups: Array<{ table: Exclude<TableName, 'conversations'>; select: 
   {
     table: 'test_results',
     select: 'test_run_id, test_id, toUnixTimestamp64Milli(event_time) AS event_time',
-    // Sorted by time first (0009): the conversations' stored times narrow the read to their range.
-    where: `event_time BETWEEN fromUnixTimestamp64Milli({fromMs:Int64}) AND fromUnixTimestamp64Milli({toMs:Int64})
-      AND test_run_id IN {testRuns:Array(String)}`,
+    where: 'test_run_id IN {testRuns:Array(String)}',
   },
   {
     table: 'campaign_items',
@@ -125,8 +123,6 @@ export async function storedKeys(
       agents: [...new Set(chunk.map((row) => row.agent_id))],
       testRuns: [...new Set(chunk.map((row) => row.test_run_id))],
       campaigns: [...new Set(chunk.map((row) => row.campaign_id))],
-      fromMs: Math.min(...chunk.map((row) => Number(row.event_time))),
-      toMs: Math.max(...chunk.map((row) => Number(row.event_time))),
     }
     for (const { table, select, where } of childLookups)
       stored[table].push(
