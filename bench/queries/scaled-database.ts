@@ -164,8 +164,22 @@ export async function scaledDatabase(
   const described = describedAt(options.dataDir, database)
   if (!options.rebuild && existsSync(described)) {
     const built = JSON.parse(readFileSync(described, 'utf8')) as ScaledDatabase
-    if (built.conversations === conversations && (await conversationCount(session, database)) > 0)
-      return built
+    if (built.conversations === conversations && (await conversationCount(session, database)) > 0) {
+      if (options.keepSchema) return built
+      // As a worker's start would: migrations added since the build convert the data (timed).
+      const started = performance.now()
+      const { applied } = await runMigrations(client, database)
+      if (applied.length === 0) return built
+      const migrated = {
+        versions: applied.map((migration) => `${migration.version}_${migration.name}`),
+        seconds: Math.round((performance.now() - started) / 1000),
+      }
+      options.log(`${database}: migrated ${migrated.versions.join(', ')} in ${migrated.seconds} s`)
+      await settleMerges(session, database, options.log)
+      const updated = { ...built, migrations: [...(built.migrations ?? []), migrated] }
+      writeFileSync(described, `${JSON.stringify(updated, null, 2)}\n`)
+      return updated
+    }
   }
   const copies = Math.round(conversations / options.seedConversations)
   if (copies * options.seedConversations !== conversations)
