@@ -164,6 +164,7 @@ export class ClusterDdl {
     if (/^DROP (TABLE|VIEW)\b/.test(head)) return this.drop(text)
     if (/^INSERT INTO\b/.test(head)) return this.insertSelect(text)
     if (/^TRUNCATE TABLE\b/.test(head)) return this.truncate(text)
+    if (/^OPTIMIZE TABLE\b/.test(head)) return this.optimize(text)
     if (/^SELECT\b/.test(head)) return [this.check(text)]
     throw new ClusterDdlError(`cluster mode does not know this kind of statement: ${excerpt(text)}`)
   }
@@ -446,6 +447,22 @@ export class ClusterDdl {
     // Unknown with IF EXISTS: whichever of the two exists goes.
     if (kind === 'sharded' || kind === undefined) return [drop(table), drop(this.local(table))]
     return [drop(table)]
+  }
+
+  /** OPTIMIZE … FINAL rewrites parts: those of the local tables, on every node. */
+  private optimize(text: string): string[] {
+    const match = /^OPTIMIZE\s+TABLE\s+/i.exec(text)!
+    const rest = text.slice(match[0].length).trim()
+    const table = this.tableName(rest, 'the optimized table')
+    const tail = rest.slice(this.name(table).length).trim()
+    if (!rest.startsWith(this.name(table)) || !/^(FINAL)?$/i.test(tail))
+      throw new ClusterDdlError(`cannot read this OPTIMIZE: ${excerpt(text)}`)
+    const kind = this.kindOf(table, text)
+    if (kind !== 'sharded' && kind !== 'replicated')
+      throw new ClusterDdlError(`OPTIMIZE of a view: ${excerpt(text)}`)
+    return [
+      `OPTIMIZE TABLE ${this.name(kind === 'sharded' ? this.local(table) : table)} ${this.onCluster}${tail ? ` ${tail}` : ''}`,
+    ]
   }
 
   /** The rows are in the local tables; a Distributed table holds none. */

@@ -55,7 +55,7 @@ describe('every cluster statement of every migration parses (EXPLAIN AST in chDB
     ),
   )('$name', ({ statement }) => {
     const ast = session.query(`EXPLAIN AST ${statement}`, 'TSVRaw')
-    expect(ast).toMatch(/^(Create|Alter|Rename|Drop|Truncate|Insert|Select)/m)
+    expect(ast).toMatch(/^(Create|Alter|Rename|Drop|Truncate|Optimize|Insert|Select)/m)
   })
 
   it('the bookkeeping statements of cluster mode parse too', () => {
@@ -330,6 +330,15 @@ describe('the decisions of the cluster form', () => {
     ])
   })
 
+  it('OPTIMIZE … FINAL rewrites the local tables on every node', () => {
+    expect(afterMigrations().translate(`OPTIMIZE TABLE ${db}.campaign_items FINAL`).map(one)).toEqual([
+      `OPTIMIZE TABLE ${db}.campaign_items_local ON CLUSTER va_cluster FINAL`,
+    ])
+    expect(() => afterMigrations().translate(`OPTIMIZE TABLE ${db}.campaigns FINAL`)).toThrow(
+      /OPTIMIZE of a view/,
+    )
+  })
+
   it('TRUNCATE empties the local tables', () => {
     expect(afterMigrations().translate(`TRUNCATE TABLE IF EXISTS ${db}.campaign_items`).map(one)).toEqual([
       `TRUNCATE TABLE IF EXISTS ${db}.campaign_items_local ON CLUSTER va_cluster`,
@@ -351,7 +360,7 @@ describe('the decisions of the cluster form', () => {
 
 describe('statements the cluster form refuses, with the reason', () => {
   const refused: [string, string, RegExp][] = [
-    ['an unknown statement kind', `OPTIMIZE TABLE ${db}.conversations FINAL`, /does not know this kind/],
+    ['an unknown statement kind', `DETACH TABLE ${db}.conversations`, /does not know this kind/],
     ['SYSTEM', 'SYSTEM STOP MERGES', /does not know this kind/],
     [
       'a Null feed without session_id',

@@ -25,34 +25,22 @@ export type StoredKeys = { [T in TableName]: StoredKey[] } & {
   conversations: Array<StoredKey & { version: number }>
 }
 
-/** The sorting key of each table (test_results also its partition's time; a feed: its rollup's key). */
+/** The sorting key of each table (the feed: the rollup's key). */
 export const replacingKeys: { [T in TableName]: readonly string[] } = {
   conversations: ['agent_id', 'event_time', 'session_id'],
   conversation_items: ['agent_id', 'event_time', 'session_id', 'item_index'],
   tool_calls: ['agent_id', 'event_time', 'session_id', 'call_index'],
   handoffs: ['agent_id', 'event_time', 'session_id', 'item_index'],
-  test_results: ['test_run_id', 'test_id', 'session_id', 'event_time'],
+  test_results: ['event_time', 'test_run_id', 'test_id', 'session_id'],
   campaign_items: ['campaign_id', 'event_time', 'campaign_item_id', 'session_id'],
   agent_latency_feed: ['agent_id', 'minute', 'session_id'],
   conversation_latency_feed: ['agent_id', 'event_time', 'session_id'],
 }
 
-const monthOf = (ms: number) => {
-  const date = new Date(ms)
-  return date.getUTCFullYear() * 100 + date.getUTCMonth() + 1
-}
-
-/** Which row ClickHouse replaces by this one: partition and sorting key. */
+/** Which row ClickHouse replaces by this one: partition and sorting key (every key holds its time). */
 export function replacedIdentity(table: TableName, row: object): string {
   const values = row as Record<string, unknown>
-  return replacingKeys[table]
-    .map((column) =>
-      // test_results is sorted without its time: only the time's month (the partition) counts.
-      table === 'test_results' && column === 'event_time'
-        ? monthOf(Number(values[column]))
-        : String(values[column]),
-    )
-    .join('\u0000')
+  return replacingKeys[table].map((column) => String(values[column])).join('\u0000')
 }
 
 export const emptyStoredKeys = (): StoredKeys =>

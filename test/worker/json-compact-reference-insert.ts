@@ -2,7 +2,7 @@ import type { ChdbExtension } from 'chdb/connection'
 import { type TableName, type TableRows, tableColumns, tableNames } from '../../services/worker/table-rows.ts'
 
 // The route the worker wrote by before #12, kept as the reference the Native route is proven equal
-// to (native-insert-equivalence.integration.test.ts) and measured against (bench/insert-route-ab.ts):
+// to (native-insert-equivalence.integration.test.ts) and measured against (bench/experiments/insert-route-ab.ts):
 // each table's rows as JSONCompactEachRow text (values in the column order of table-rows.ts) through
 // chDB's raw insert, with the settings it used.
 export const jsonCompactSettings = {

@@ -2,19 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
-import { createClickHouse } from '../services/core/clickhouse.ts'
-import { runMigrations } from '../services/core/clickhouse-migrations.ts'
-import { conversationStream } from '../services/synthetic/conversation-generator.ts'
-import { insertTableRows, tableBlock } from '../services/worker/clickhouse-insert.ts'
-import { type TableRows, tableNames } from '../services/worker/table-rows.ts'
+import { createClickHouse } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+import { insertTableRows, tableBlock } from '../../services/worker/clickhouse-insert.ts'
+import { type TableRows, tableNames } from '../../services/worker/table-rows.ts'
 import {
   insertTableRowsAsJsonCompact,
   jsonCompactBody,
-} from '../test/worker/json-compact-reference-insert.ts'
-import { freshTableRows } from './bench-conversations.ts'
-import { storedTableNames } from './stored-tables.ts'
+} from '../../test/worker/json-compact-reference-insert.ts'
+import { freshTableRows } from '../bench-conversations.ts'
+import { storedTableNames } from '../stored-tables.ts'
 
-// `node bench/insert-route-ab.ts`: the worker's write of N conversations (~40 items each) into
+// `node bench/experiments/insert-route-ab.ts`: the worker's write of N conversations (~40 items each) into
 // embedded chDB by the two routes, alternating A B B A in one process so that both see the same
 // machine: JSONCompactEachRow through chDB's raw insert (the route before #12) and Native blocks
 // through INSERT ... FROM INFILE (the worker's route). Per route: process CPU (every thread: JS and

@@ -1,10 +1,10 @@
 import { loadavg } from 'node:os'
-import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { schemaRegistryUrl } from '../test/stack/servers.ts'
-import { conversationPool, messageBytes } from './bench-conversations.ts'
-import { abCheckouts } from './bench-process.ts'
+import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
+import { schemaRegistryUrl } from '../../test/stack/servers.ts'
+import { conversationPool, messageBytes } from '../bench-conversations.ts'
+import { abCheckouts } from '../bench-process.ts'
 
-// `node bench/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
+// `node bench/experiments/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
 // one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one),
 // alternating A B B A so both see the same machine: Avro decode of the message bytes (the worker's
 // decoder: the registry's decode, or decode-message.ts's cached decoder where B has it), the

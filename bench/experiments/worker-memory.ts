@@ -6,15 +6,15 @@ import {
   createClickHouse,
   embeddedConfigXml,
   embeddedMergeTreeSettings,
-} from '../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../services/core/clickhouse-migrations.ts'
-import { conversationStream } from '../services/synthetic/conversation-generator.ts'
-import { insertTableRows } from '../services/worker/clickhouse-insert.ts'
-import { storedKeys } from '../services/worker/stored-conversations.ts'
-import type { TableRows } from '../services/worker/table-rows.ts'
-import { freshTableRows } from './bench-conversations.ts'
+} from '../../services/core/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { storedKeys } from '../../services/worker/stored-conversations.ts'
+import type { TableRows } from '../../services/worker/table-rows.ts'
+import { freshTableRows } from '../bench-conversations.ts'
 
-// `node bench/worker-memory.ts`: the worker's memory without Kafka (#12). Opens ClickHouse as the
+// `node bench/experiments/worker-memory.ts`: the worker's memory without Kafka (#12). Opens ClickHouse as the
 // worker does (createClickHouse twice on one directory, migrations), writes BENCH_WRITES (40) writes
 // of BENCH_CONVERSATIONS (500) generated conversations through the worker's Native route, and prints
 // one JSON line: peak RSS (VmHWM), CPU ms per conversation, the load average, and at the RSS peak the

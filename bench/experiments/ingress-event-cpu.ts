@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import avro from 'avsc'
-import { benchBodies } from './ingress-load.ts'
+import { benchBodies } from '../ingress-load.ts'
 
-// `[BASE_DIR=<another checkout>] [BENCH_FAST=0] node bench/ingress-event-cpu.ts`: the CPU our own code spends per
+// `[BASE_DIR=<another checkout>] [BENCH_FAST=0] node bench/experiments/ingress-event-cpu.ts`: the CPU our own code spends per
 // event, without HTTP or Kafka — body parse, PII hook, validate-and-map, Avro wire encoding,
 // queue size accounting — on the ingress benchmark's bodies, in one process. With BASE_DIR, that
 // checkout's modules and this one's alternate (A, B, B, A, …) so a busy machine's swings hit

@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { toAvroRecord } from '../services/core/event/event-record.ts'
-import { createEventCodec, createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka, ensureTopics } from '../services/core/kafka.ts'
-import { createLogger } from '../services/core/logger.ts'
-import { generateConversations } from '../services/synthetic/conversation-generator.ts'
-import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
-import { machineLine, startService } from './bench-process.ts'
+import { toAvroRecord } from '../../services/core/event/event-record.ts'
+import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
+import { createKafka, ensureTopics } from '../../services/core/kafka.ts'
+import { createLogger } from '../../services/core/logger.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { kafkaBrokers, schemaRegistryUrl } from '../../test/stack/servers.ts'
+import { machineLine, startService } from '../bench-process.ts'
 
 // `npm run bench:kafka-client`: kafkajs against @platformatic/kafka, producer and consumer, in
-// the same run, against the real broker and registry (bench/kafka-client-roles.ts does the
+// the same run, against the real broker and registry (bench/experiments/kafka-client-roles.ts does the
 // work, one process per measurement). The two clients alternate (A, B, A, B, ...) so a change
 // in the machine's load hits both; the load average is printed beside every figure. Appends the
 // figures to bench/results/kafka-client.md. The decision rule (issue #13): switch a side only if
@@ -147,4 +147,4 @@ const lines = [
   ...table('consume', consumeRuns),
 ]
 console.log(lines.join('\n'))
-appendFileSync(new URL('./results/kafka-client.md', import.meta.url), `${lines.join('\n')}\n`)
+appendFileSync(new URL('../results/kafka-client.md', import.meta.url), `${lines.join('\n')}\n`)

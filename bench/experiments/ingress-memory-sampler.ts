@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from 'node:fs'
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics } from 'node:v8'
 
-// Preloaded into the ingress by bench/ingress-memory.ts (`--import`): appends process.memoryUsage(),
+// Preloaded into the ingress by bench/experiments/ingress-memory.ts (`--import`): appends process.memoryUsage(),
 // the V8 heap's spaces (committed bytes) and the kernel's split of the resident memory (anonymous
 // vs file-backed, /proc/self/smaps_rollup) to MEMORY_SAMPLES_FILE every 100 ms, one JSON line
 // each, so the peak can be split into heap, code and memory outside it. Nothing else; the timer

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { conversationPool } from './bench-conversations.ts'
-import { abCheckouts, peakRssMb, startService } from './bench-process.ts'
-import { cpuSeconds } from './process-cpu.ts'
+import { conversationPool } from '../bench-conversations.ts'
+import { abCheckouts, peakRssMb, startService } from '../bench-process.ts'
+import { cpuSeconds } from '../process-cpu.ts'
 import {
   benchKafkaAndCodec,
   benchWorkerEnv,
@@ -15,9 +15,9 @@ import {
   publishAtRate,
   startWorkerNodeFlags,
   storedFreshness,
-} from './worker-backlog.ts'
+} from '../worker-backlog.ts'
 
-// `node bench/worker-freshness-ab.ts`: freshness (publish → queryable) of the workers of two
+// `node bench/experiments/worker-freshness-ab.ts`: freshness (publish → queryable) of the workers of two
 // checkouts (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one) at the same
 // time, on the same events: one topic (6 partitions) fed at BENCH_RATE events/s (250) for
 // BENCH_SECONDS (30), each worker in a consumer group and a data directory of its own. On a shared

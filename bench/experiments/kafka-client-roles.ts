@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka'
-import { createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createKafka, defaultPartitioner } from '../services/core/kafka.ts'
-import { createLogger } from '../services/core/logger.ts'
-import { BatchingProducer, type SendBatch } from '../services/ingress/batching-producer.ts'
+import { createSchemaRegistry } from '../../services/core/event-codec.ts'
+import { createKafka, defaultPartitioner } from '../../services/core/kafka.ts'
+import { createLogger } from '../../services/core/logger.ts'
+import { BatchingProducer, type SendBatch } from '../../services/ingress/batching-producer.ts'
 
-// One side of one Kafka client, measured in a process of its own (bench/kafka-client-bench.ts
+// One side of one Kafka client, measured in a process of its own (bench/experiments/kafka-client-bench.ts
 // starts it and reads the one JSON line it prints):
 //  ROLE=produce: `CONCURRENCY` callers each publish 22 KB messages one after another through the
 //    ingress's own BatchingProducer (group commit, 2 batches in flight, acks=all, idempotent),

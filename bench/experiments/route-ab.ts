@@ -17,8 +17,8 @@ import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
 import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { machineLine } from '../bench-process.ts'
+import { clickhouseSideStatements, landingInsert } from '../clickhouse-side/clickhouse-side-sql.ts'
 import { storedTableNames } from '../stored-tables.ts'
-import { clickhouseSideStatements, landingInsert } from './clickhouse-side-sql.ts'
 
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
@@ -235,7 +235,7 @@ rmSync(infile, { force: true })
 const perConversation = (name: keyof typeof spent) => spent[name].cpuMs / spent[name].conversations
 const lines = [
   `### Route A/B ${new Date().toISOString()} — ${machineLine()}`,
-  `bench/clickhouse-side/route-ab.ts: ${total} conversations in batches of ${batchSize}, alternating; load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}`,
+  `bench/experiments/route-ab.ts: ${total} conversations in batches of ${batchSize}, alternating; load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}`,
   '',
   '| route | CPU ms per conversation | wall ms per conversation | conversations/s (one process, wall) |',
   '|---|---|---|---|',

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { transcodeConversation } from '../services/core/event/json-avro-transcoder.ts'
-import { classifyWebhook } from '../services/ingress/classify-webhook.ts'
-import { parseJsonBody } from '../services/ingress/json-body.ts'
-import { benchBodies } from './ingress-load.ts'
+import { transcodeConversation } from '../../services/core/event/json-avro-transcoder.ts'
+import { classifyWebhook } from '../../services/ingress/classify-webhook.ts'
+import { parseJsonBody } from '../../services/ingress/json-body.ts'
+import { benchBodies } from '../ingress-load.ts'
 
-// `node bench/transcode-cpu.ts`: is the fast path (the body's JSON bytes transcoded straight to
+// `node bench/experiments/transcode-cpu.ts`: is the fast path (the body's JSON bytes transcoded straight to
 // Avro, json-avro-transcoder.ts) cheaper than today's way to the same bytes — parseJsonBody,
 // then classifyWebhook with its validate-and-write walk — on the ingress benchmark's 500 bodies?
 // Checks first that it gives the same bytes and session id for every body (and declines none),

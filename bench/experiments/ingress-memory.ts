@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
-import { ingressEnv, postConversations, withEnvChanges } from './ingress-load.ts'
-import { cpuSeconds } from './process-cpu.ts'
+import { ingressNodeFlags } from '../../services/ingress/main.ts'
+import { peakRssMb, startService, waitForHttp } from '../bench-process.ts'
+import { ingressEnv, postConversations, withEnvChanges } from '../ingress-load.ts'
+import { cpuSeconds } from '../process-cpu.ts'
 
-// `[BASE_DIR=<checkout>] node bench/ingress-memory.ts`: what the ingress's resident memory is
+// `[BASE_DIR=<checkout>] node bench/experiments/ingress-memory.ts`: what the ingress's resident memory is
 // under the benchmark's load. process.memoryUsage() is sampled every 100 ms inside the ingress
-// (bench/ingress-memory-sampler.ts); printed: the samples at ready and at the highest RSS, split
+// (bench/experiments/ingress-memory-sampler.ts); printed: the samples at ready and at the highest RSS, split
 // into the V8 heap (total, used), ArrayBuffers (Buffers: bodies, Avro messages, Kafka requests)
 // and the rest (code, the young generation's reserve, malloc's free lists), and the kernel's peak.
 // INGRESS_ENV ('NAME=value -OTHER': set NAME, drop OTHER) and INGRESS_FLAGS (node flags instead of ingressNodeFlags) try

@@ -1,16 +1,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClickHouse, insertNativeBlock } from '../services/core/clickhouse.ts'
-import { runMigrations } from '../services/core/clickhouse-migrations.ts'
-import { conversationStream } from '../services/synthetic/conversation-generator.ts'
-import { insertSettings, tableBlock } from '../services/worker/clickhouse-insert.ts'
-import { storedKeys } from '../services/worker/stored-conversations.ts'
-import { type TableRows, tableColumns, tableNames } from '../services/worker/table-rows.ts'
-import { freshTableRows } from './bench-conversations.ts'
-import { baseTableNames, storedTableNames } from './stored-tables.ts'
+import { createClickHouse, insertNativeBlock } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+import { insertSettings, tableBlock } from '../../services/worker/clickhouse-insert.ts'
+import { storedKeys } from '../../services/worker/stored-conversations.ts'
+import { type TableRows, tableColumns, tableNames } from '../../services/worker/table-rows.ts'
+import { freshTableRows } from '../bench-conversations.ts'
+import { baseTableNames, storedTableNames } from '../stored-tables.ts'
 
-// `node bench/insert-table-cost.ts`: where the engine's insert CPU goes, per table and per variant
+// `node bench/experiments/insert-table-cost.ts`: where the engine's insert CPU goes, per table and per variant
 // (#12, insertcost). chDB keeps no system.query_log (none is configured), so each table's insert is
 // timed by the process CPU around it (every thread; the Native block is encoded before, not
 // counted) minus the merge threads' CPU over the same interval, one table at a time on one client;
@@ -54,7 +54,7 @@ const allVariants: Variant[] = [
 // The rollup view of migration 0006 with each *_unflagged state taken from its flagged twin when the
 // arrays are equal (no flagged value in that conversation-minute): the same state, computed once.
 const view0006 = readFileSync(
-  new URL('../schemas/clickhouse/migrations/0006_latency_rollup_unflagged.sql', import.meta.url),
+  new URL('../../schemas/clickhouse/migrations/0006_latency_rollup_unflagged.sql', import.meta.url),
   'utf8',
 )
 const viewSql = view0006.slice(

@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { peakRssMb, startService, waitForHttp } from './bench-process.ts'
-import { ingressEnv, postConversations, withEnvChanges } from './ingress-load.ts'
-import { cpuSeconds } from './process-cpu.ts'
+import { ingressNodeFlags } from '../../services/ingress/main.ts'
+import { peakRssMb, startService, waitForHttp } from '../bench-process.ts'
+import { ingressEnv, postConversations, withEnvChanges } from '../ingress-load.ts'
+import { cpuSeconds } from '../process-cpu.ts'
 
-// `BASE_DIR=<another checkout> node bench/ingress-ab.ts`: this checkout's ingress against
+// `BASE_DIR=<another checkout> node bench/experiments/ingress-ab.ts`: this checkout's ingress against
 // another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
 // under the same load as bench/ingress-bench.ts, so a busy, shared machine's swings hit both.
 // Prints one line per run with the 1-minute load average; nothing is written.
@@ -28,7 +28,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
 const checkouts = {
   base: `${baseDir}/services/ingress/main.ts`,
-  this: fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
+  this: fileURLToPath(new URL('../../services/ingress/main.ts', import.meta.url)),
 }
 
 /** CPU seconds (user + system) a process used so far; less swayed by a busy machine than a rate. */

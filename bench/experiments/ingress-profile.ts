@@ -2,11 +2,11 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ingressNodeFlags } from '../services/ingress/main.ts'
-import { startService, waitForHttp } from './bench-process.ts'
-import { ingressEnv, postConversations } from './ingress-load.ts'
+import { ingressNodeFlags } from '../../services/ingress/main.ts'
+import { startService, waitForHttp } from '../bench-process.ts'
+import { ingressEnv, postConversations } from '../ingress-load.ts'
 
-// `node bench/ingress-profile.ts`: where the ingress's CPU goes under the benchmark's load
+// `node bench/experiments/ingress-profile.ts`: where the ingress's CPU goes under the benchmark's load
 // (bench/ingress-bench.ts's bodies and connections, real Kafka and registry). Runs the ingress
 // with --cpu-prof for BENCH_SECONDS and prints self time by library and by function, the basis
 // of "where the time goes" in bench/results/ingress.md.
@@ -14,7 +14,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15)
 const port = 18_190
 const profileDir = mkdtempSync(join(tmpdir(), 'ingress-profile-'))
 const service = startService(
-  fileURLToPath(new URL('../services/ingress/main.ts', import.meta.url)),
+  fileURLToPath(new URL('../../services/ingress/main.ts', import.meta.url)),
   ingressEnv(port),
   [...ingressNodeFlags, '--cpu-prof', `--cpu-prof-dir=${profileDir}`],
 )
