@@ -70,7 +70,7 @@ describe('percentiles from the rollups’ histograms', () => {
       exact.map((row) => [row.agent_id, Number(row.n)]),
     )
     let compared = 0
-    exact.forEach((want, row) =>
+    exact.forEach((want, row) => {
       levels.forEach((level, index) => {
         const wanted = Number(want[`q${index}`])
         const got = Number(fromRollup[row]![`q${index}`])
@@ -80,8 +80,8 @@ describe('percentiles from the rollups’ histograms', () => {
           histogramRelativeError * Math.abs(wanted) + 1e-12,
         )
         compared++
-      }),
-    )
+      })
+    })
     expect(compared).toBeGreaterThan(10)
   }
 
