@@ -5,6 +5,7 @@ import {
   PriceRuleError,
   type PriceUnit,
   parsePriceTime,
+  priceFields,
 } from './price-row.ts'
 import type { PriceChange } from './price-rules.ts'
 
@@ -13,18 +14,8 @@ import type { PriceChange } from './price-rules.ts'
 // comma or a quote (a quote doubled inside), lines starting with # and blank lines skipped. Each
 // row becomes a PriceChange named by its line; a file with any bad line is refused whole.
 
-export const priceCsvColumns = [
-  'component',
-  'telecom_provider',
-  'direction',
-  'agent_id',
-  'unit',
-  'price',
-  'currency',
-  'valid_from',
-  'valid_to',
-  'note',
-] as const
+/** The CSV's columns: a price's fields (price-row.ts). */
+export const priceCsvColumns = priceFields
 const required = ['component', 'unit', 'price', 'currency', 'valid_from'] as const
 
 /** The fields of one CSV line. */

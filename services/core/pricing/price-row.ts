@@ -11,6 +11,20 @@ export type PriceUnit = (typeof priceUnits)[number]
 export const directions = ['', 'inbound', 'outbound'] as const
 export type Direction = (typeof directions)[number]
 
+/** The fields of a price, in the order the prices table and the CSV file name them. */
+export const priceFields = [
+  'component',
+  'telecom_provider',
+  'direction',
+  'agent_id',
+  'unit',
+  'price',
+  'currency',
+  'valid_from',
+  'valid_to',
+  'note',
+] as const satisfies readonly (keyof PriceRow)[]
+
 export interface PriceRow {
   component: PriceComponent
   /** telephony only; '' otherwise. */

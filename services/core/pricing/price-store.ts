@@ -1,5 +1,11 @@
 import type { ClickHouseClient } from '../clickhouse.ts'
-import type { Direction, PriceComponent, PriceRow, PriceUnit } from './price-row.ts'
+import {
+  type Direction,
+  type PriceComponent,
+  type PriceRow,
+  type PriceUnit,
+  priceFields,
+} from './price-row.ts'
 import { checkPriceChanges, type PriceChange } from './price-rules.ts'
 
 // The prices table (migration 0011) read and written: every change is checked against what is
@@ -56,18 +62,7 @@ export async function addPrices(
   await client.insert({
     table: `${database}.prices`,
     format: 'JSONEachRow',
-    columns: [
-      'component',
-      'telecom_provider',
-      'direction',
-      'agent_id',
-      'unit',
-      'price',
-      'currency',
-      'valid_from',
-      'valid_to',
-      'note',
-    ],
+    columns: [...priceFields],
     values: changes.map(({ row }) => ({
       ...row,
       valid_from: dateTime(row.valid_from),
