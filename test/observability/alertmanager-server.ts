@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { writeAlertmanagerConfig } from '../../services/alerting/alerting-config-files.ts'
 import { freePort } from '../support/private-kafka.ts'
 import { findBinary } from './promtool.ts'
+import { whenReady } from './server-ready.ts'
 
 // An Alertmanager of the test's (or benchmark's) own: Debian's binary, the repository's config
 // rendered from the ALERT_* variables given (as the local stack renders it), its own data
@@ -89,18 +90,5 @@ export async function startAlertmanager(env: Record<string, string>): Promise<Al
     log: () => readFileSync(logFile, 'utf8'),
   }
 
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`alertmanager exited at start:\n${server.log()}`)
-    const ready = await fetch(`${url}/-/ready`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return server
-    if (Date.now() > deadline) {
-      await server.stop()
-      throw new Error('alertmanager not ready within 30 s')
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+  return whenReady('alertmanager', url, child, server)
 }

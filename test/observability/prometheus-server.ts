@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { freePort } from '../support/private-kafka.ts'
 import { findBinary } from './promtool.ts'
+import { whenReady } from './server-ready.ts'
 
 // A Prometheus of the test's own (Debian's binary, never a system service): temp config and
 // data directory, a free port on loopback, the repository's rule files, fast scrape and rule
@@ -105,18 +106,5 @@ export async function startPrometheus(
     log: () => readFileSync(logFile, 'utf8'),
   }
 
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited at start:\n${server.log()}`)
-    const ready = await fetch(`${url}/-/ready`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return server
-    if (Date.now() > deadline) {
-      await server.stop()
-      throw new Error('prometheus not ready within 30 s')
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+  return whenReady('prometheus', url, child, server)
 }
