@@ -49,8 +49,13 @@ export const filters = {
     conditions.campaignViaConversations,
     conditions.telecomProviderViaConversations,
   ),
+  /** agent_latency_hour: agent and source; no campaign or provider (latency-rollup-rows.ts). */
+  latencyHourRollup: and(conditions.source, conditions.agent),
   testResults: and(conditions.source, conditions.agent, conditions.testRun),
 }
+
+/** True when no campaign and no telecom provider is chosen (All): the hour rollup has no such column. */
+export const noBreakdownChosen = `($__conditionalAll(0, $campaign)) AND ($__conditionalAll(0, $telecom_provider))`
 
 // The "Flagged values" variable (include_flagged, one value): 0, the default, leaves out the
 // values of history items the metric-quality rules flagged (docs/metric-quality.md), 1 takes them

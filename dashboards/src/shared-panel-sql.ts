@@ -1,5 +1,6 @@
 import { filters, includeFlaggedVariable, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
 import { histogramQuantile, mergedHistogram } from './latency-histogram.ts'
+import { latencyRollupRows } from './latency-rollup-rows.ts'
 import { continuationMark, database } from './panel-sql.ts'
 
 // The SQL of the panels that both the Grafana dashboards and the overview page of `./run dev`
@@ -8,21 +9,19 @@ import { continuationMark, database } from './panel-sql.ts'
 // dashboards hand it to Grafana as it is, the page expands the macros itself (grafana-macros.ts).
 
 /**
- * p50/p95/p99 of one latency per agent over time, from the per-minute rollup's histograms
+ * p50/p95/p99 of one latency per agent over time, from the latency rollups' histograms (latency-rollup-rows.ts)
  * (within 1 % of the exact percentiles, latency-histogram.ts), milliseconds; flagged values left out
  * unless $include_flagged says 1.
  */
 export const percentilesOverTime = (metric: string) => `
   SELECT
-    $__timeInterval(minute) AS time,
+    $__timeInterval(at) AS time,
     ifNull(agent_name, agent_id) AS agent,
     ${histogramQuantile(0.5, mergedHistogram(metric))} * 1000 AS p50,
     ${histogramQuantile(0.95, mergedHistogram(metric))} * 1000 AS p95,
     ${histogramQuantile(0.99, mergedHistogram(metric))} * 1000 AS p99
-  FROM ${database}.agent_latency_minute FINAL
-  WHERE $__timeFilter(minute)
-    AND ${rollupColumn(metric, 'count')} > 0
-    AND ${filters.latencyRollup}
+  FROM ${latencyRollupRows([metric], true)}
+  WHERE ${rollupColumn(metric, 'count')} > 0
   GROUP BY time, agent
   ORDER BY time, agent`
 

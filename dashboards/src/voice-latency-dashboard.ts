@@ -16,6 +16,7 @@ import {
   testVersusProductionTable,
 } from './latency-by-choice.ts'
 import { histogramQuantile, mergedHistogram } from './latency-histogram.ts'
+import { latencyRollupRows } from './latency-rollup-rows.ts'
 import { stat, table, timeseries } from './panels.ts'
 import {
   conversationsCount,
@@ -25,8 +26,9 @@ import {
 } from './shared-panel-sql.ts'
 
 // Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
-// unit) and shown in milliseconds. Percentiles over time come from the per-agent per-minute
-// rollup (agent_latency_minute, histograms merged per interval, latency-histogram.ts); the breakdowns
+// unit) and shown in milliseconds. Percentiles per agent come from the latency rollups (whole hours
+// from agent_latency_hour, the rest from agent_latency_minute: latency-rollup-rows.ts; histograms
+// merged per interval, latency-histogram.ts); the breakdowns
 // from the per-conversation rollup (latency-by-choice.ts); the distribution and the slowest
 // conversations from the base tables, the slowest turns from the items of the slowest conversations.
 const latencyMetrics = [
@@ -59,10 +61,8 @@ const rangeQuantileStat = (title: string, metric: string, quantile: number) =>
     [
       tableSql(`
         SELECT ${histogramQuantile(quantile, mergedHistogram(metric))} * 1000 AS p${quantile * 100}_ms
-        FROM ${database}.agent_latency_minute FINAL
-        WHERE $__timeFilter(minute)
-          AND ${rollupColumn(metric, 'count')} > 0
-          AND ${filters.latencyRollup}`),
+        FROM ${latencyRollupRows([metric], false)}
+        WHERE ${rollupColumn(metric, 'count')} > 0`),
     ],
     'ms',
   )
@@ -90,9 +90,7 @@ export function voiceLatencyDashboard() {
       stat('Agent turns', 'Turns with an end-to-end latency (flagged ones only when included).', [
         tableSql(`
           SELECT sum(${rollupColumn('e2e_latency', 'count')}) AS turns
-          FROM ${database}.agent_latency_minute FINAL
-          WHERE $__timeFilter(minute)
-            AND ${filters.latencyRollup}`),
+          FROM ${latencyRollupRows(['e2e_latency'], false)}`),
       ]),
     )
     .withPanel(rangeQuantileStat('Median end-to-end latency', 'e2e_latency', 0.5))
@@ -157,10 +155,8 @@ export function voiceLatencyDashboard() {
               round(${histogramQuantile(0.9, mergedHistogram('llm_node_ttft'))} * 1000) AS llm_ttft_p90_ms,
               round(${histogramQuantile(0.5, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p50_ms,
               round(${histogramQuantile(0.9, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p90_ms
-            FROM ${database}.agent_latency_minute FINAL
-            WHERE $__timeFilter(minute)
-              AND ${rollupColumn('e2e_latency', 'count')} > 0
-              AND ${filters.latencyRollup}
+            FROM ${latencyRollupRows(['e2e_latency', 'llm_node_ttft', 'tts_node_ttfb'], false)}
+            WHERE ${rollupColumn('e2e_latency', 'count')} > 0
             GROUP BY agent
             ORDER BY e2e_p90_ms DESC`),
         ],

@@ -14,9 +14,11 @@ export const conversationTables = [
   'test_results',
   'campaign_items',
 ] as const
-export const rollupTables = ['agent_latency_minute', 'conversation_latency'] as const
+export const rollupTables = ['agent_latency_minute', 'agent_latency_hour', 'conversation_latency'] as const
 
-const timeColumn: Record<string, string> = { agent_latency_minute: 'minute' }
+const timeColumn: Record<string, string> = { agent_latency_minute: 'minute', agent_latency_hour: 'hour' }
+/** Rollups without a session_id: in a cluster kept whole on every node, under their own name. */
+const everywhereTables = new Set<string>(['agent_latency_hour'])
 
 export interface RetentionSettings {
   /** undefined: leave the conversation tables' TTL as it is. */
@@ -71,10 +73,18 @@ export function clusterRetentionStatements(
   localTables: readonly TableEngine[],
   settings: RetentionSettings,
 ): string[] {
-  const tables = localTables
+  const sharded = localTables
     .filter(({ name }) => name.endsWith(localSuffix))
     .map(({ name, engine_full }) => ({ name: name.slice(0, -localSuffix.length), engine_full }))
-  const ddl = new ClusterDdl({ cluster, database }, new Map(tables.map(({ name }) => [name, 'sharded'])))
+  const everywhere = localTables.filter(({ name }) => everywhereTables.has(name))
+  const tables = [...sharded, ...everywhere]
+  const ddl = new ClusterDdl(
+    { cluster, database },
+    new Map([
+      ...sharded.map(({ name }) => [name, 'sharded'] as const),
+      ...everywhere.map(({ name }) => [name, 'replicated'] as const),
+    ]),
+  )
   return retentionStatements(database, tables, settings).flatMap((statement) => ddl.translate(statement))
 }
 

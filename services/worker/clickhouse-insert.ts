@@ -1,5 +1,6 @@
 import { type ClickHouseClient, insertNativeBlock } from '../core/clickhouse.ts'
 import { nativeBlockEncoder } from '../core/clickhouse-native-format.ts'
+import { agentHours, recomputeLatencyHours } from '../core/latency-hour-rollup.ts'
 import { type TableName, type TableRows, tableColumns, tableNames, tableNativeColumns } from './table-rows.ts'
 
 // One write = one insert per table that has rows, each carrying the write's deduplication token.
@@ -73,13 +74,21 @@ export async function insertTableRows(
     }
     return writes
   }
-  if (!itemsClient || itemsClient === client) return insertAll(tableNames, client)
-  const [items, rest] = await Promise.all([
-    insertAll(['conversation_items'], itemsClient),
-    insertAll(
-      tableNames.filter((table) => table !== 'conversation_items' && table !== 'conversations'),
-      client,
-    ),
-  ])
-  return [...items, ...rest, ...(await insertAll(['conversations'], client))]
+  const writes =
+    !itemsClient || itemsClient === client
+      ? await insertAll(tableNames, client)
+      : await (async () => {
+          const [items, rest] = await Promise.all([
+            insertAll(['conversation_items'], itemsClient),
+            insertAll(
+              tableNames.filter((table) => table !== 'conversation_items' && table !== 'conversations'),
+              client,
+            ),
+          ])
+          return [...items, ...rest, ...(await insertAll(['conversations'], client))]
+        })()
+  // The hour rollup of what the rollup feed just changed (latency-hour-rollup.ts).
+  const hours = agentHours(rows.agent_latency_feed)
+  if (hours.length > 0) await recomputeLatencyHours(client, database, hours)
+  return writes
 }

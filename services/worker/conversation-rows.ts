@@ -6,6 +6,7 @@ import type {
 } from '../core/event/conversation-complete.types.ts'
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { extraFieldsField } from '../core/event/event-schema.ts'
+import { type LatencyMetric, latencyMetrics } from '../core/latency-metrics.ts'
 import { finiteNumber, timestampMs } from './clickhouse-values.ts'
 import { conversationKeyTime } from './conversation-key-time.ts'
 import { percentileOfSorted as percentile } from './latency-percentiles.ts'
@@ -23,6 +24,8 @@ import type {
 } from './table-rows.ts'
 import { pairToolCalls } from './tool-call-pairing.ts'
 import { TransformError } from './transform-error.ts'
+
+export { latencyMetrics }
 
 // THE transform: one decoded ConversationComplete (the Avro record, whose extra_fields_json carry
 // what the schema does not know) becomes the rows of every table. Pure: no I/O, no clock; the
@@ -42,15 +45,6 @@ type Decoded = ConversationCompleteEvent & {
   received_at?: number | null
 }
 
-/** The latency metrics the rollup aggregates (its feed's arrays). */
-export const latencyMetrics = [
-  'e2e_latency',
-  'llm_node_ttft',
-  'tts_node_ttfb',
-  'transcription_delay',
-  'end_of_turn_delay',
-] as const
-type LatencyMetric = (typeof latencyMetrics)[number]
 /** The feed's columns of each metric's unflagged and flagged values, named once (not per value). */
 const unflaggedColumns = latencyMetrics.map((name) => `${name}_unflagged` as const)
 const flaggedColumns = latencyMetrics.map((name) => `${name}_flagged` as const)

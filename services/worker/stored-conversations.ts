@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../core/clickhouse.ts'
 import type { Config } from '../core/env.ts'
+import { recomputeLatencyHours, storedLatencyHours } from '../core/latency-hour-rollup.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import { sessionHash } from '../core/privacy/erasure/erasure-selector.ts'
@@ -192,6 +193,19 @@ export function createNewestDeliveryWrite(
       ),
   })
   const counts = new CountOnCommit()
+  /**
+   * The write recomputed the hour rollup of the rows it wrote (insertTableRows). A conversation it
+   * wrote nothing for (a replay, a retried batch) may have been written just before a crash that kept
+   * that recompute from running: the hours of every row stored of it, tombstones included, again.
+   */
+  async function recomputeUnwrittenHours(incoming: TableRows, planned: TableRows): Promise<void> {
+    const written = new Set(planned.conversations.map((row) => row.session_id))
+    const unwritten = [...new Set(incoming.conversations.map((row) => row.session_id))].filter(
+      (id) => !written.has(id),
+    )
+    const hours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, unwritten)
+    if (hours.length > 0) await recomputeLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, hours)
+  }
   async function writeNewest(
     incoming: TableRows,
     write: (planned: TableRows, planDigest: string) => Promise<TableWrite[]>,
@@ -213,6 +227,7 @@ export function createNewestDeliveryWrite(
     for (const { message, counted } of messageCounts(rows.conversations, plan.rows, stored.sources))
       counts.decided(message, counted)
     const writes = await write(plan.rows, plan.digest)
+    await recomputeUnwrittenHours(rows, plan.rows)
     for (const row of rows.conversations) counts.landed(row)
     return writes
   }

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { conversationTables, rollupTables } from '../../services/core/clickhouse-retention.ts'
+import { conversationTables } from '../../services/core/clickhouse-retention.ts'
 import { type Config, loadConfig } from '../../services/core/env.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
 import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-record.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
+import { latencyMetrics as hourRollupMetrics } from '../../services/core/latency-metrics.ts'
 import { createLogger } from '../../services/core/logger.ts'
 import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
@@ -208,8 +209,12 @@ export async function expectExactCounts(
     agent_latency_minute: 'agent_latency_feed',
     conversation_latency: 'conversation_latency_feed',
   } as const
-  for (const table of rollupTables)
+  for (const table of ['agent_latency_minute', 'conversation_latency'] as const)
     expect(await countFinal(client, table), table).toBe(expected[rollupFeeds[table]].length)
+  expect(
+    await hourRollupMismatches(client),
+    'agent_latency_hour groups unlike agent_latency_minute merged',
+  ).toBe(0)
   const [rollup] = await queryRows<{ samples: number }>(
     client,
     `SELECT sum(e2e_latency_count) AS samples FROM ${database}.agent_latency_minute FINAL`,
@@ -220,6 +225,39 @@ export async function expectExactCounts(
       0,
     ),
   )
+}
+
+/**
+ * The hour rollup against agent_latency_minute FINAL merged per agent, hour, source and name: the
+ * groups that differ in any metric's counts, sums (to 1e-9 s) or histograms, or exist on one side only.
+ */
+export async function hourRollupMismatches(client: ClickHouseClient): Promise<number> {
+  const metrics = hourRollupMetrics.flatMap((metric) =>
+    ['unflagged', 'flagged'].map((part) => `${metric}_${part}`),
+  )
+  const stored = metrics.flatMap((prefix) => [
+    `${prefix}_count AS ${prefix}_c`,
+    `round(${prefix}_sum, 9) AS ${prefix}_s`,
+    `${prefix}_buckets AS ${prefix}_b`,
+    `${prefix}_bucket_counts AS ${prefix}_k`,
+  ])
+  const merged = metrics.flatMap((prefix) => [
+    `toUInt32(sum(${prefix}_count)) AS ${prefix}_c`,
+    `round(sum(${prefix}_sum), 9) AS ${prefix}_s`,
+    `(sumMap(${prefix}_buckets, ${prefix}_bucket_counts) AS ${prefix}_h).1 AS ${prefix}_b`,
+    `arrayMap(v -> toUInt32(v), ${prefix}_h.2) AS ${prefix}_k`,
+  ])
+  const fromHours = `SELECT agent_id, hour, source, ifNull(agent_name, '') AS name, ${stored.join(', ')}
+      FROM ${database}.agent_latency_hour FINAL`
+  const fromMinutes = `SELECT agent_id, toStartOfHour(minute) AS hour, source, ifNull(agent_name, '') AS name,
+        ${merged.join(', ')}
+      FROM ${database}.agent_latency_minute FINAL GROUP BY agent_id, hour, source, name`
+  const [row] = await queryRows<{ mismatches: number }>(
+    client,
+    `SELECT (SELECT count() FROM (${fromHours} EXCEPT ${fromMinutes}))
+        + (SELECT count() FROM (${fromMinutes} EXCEPT ${fromHours})) AS mismatches`,
+  )
+  return Number(row?.mismatches ?? 0)
 }
 
 /** The value of the first series of a worker's /metrics that starts with `series` (0 when absent). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../../clickhouse.ts'
 import { localSuffix } from '../../clickhouse-cluster-ddl.ts'
+import { recomputeLatencyHours, storedLatencyHours } from '../../latency-hour-rollup.ts'
 import {
   type ErasureSelector,
   type SqlCondition,
@@ -240,6 +241,9 @@ export async function forgetConversations(
       })),
       format: 'JSONEachRow',
     })
+  // The hour rollup holds no conversation, only sums over them: its hours are recomputed once the
+  // rows are gone (latency-hour-rollup.ts).
+  const rollupHours = await storedLatencyHours(client, database, sessionIds)
   await request.beforeRemoval?.()
 
   let remainingOfSessions: RowCounts = found
@@ -251,6 +255,7 @@ export async function forgetConversations(
     await removeRows(client, target, tables, withRows, sessionIds)
     remainingOfSessions = await countRows(client, database, tables, sessionIds)
   }
+  await recomputeLatencyHours(client, database, rollupHours)
   // The search again, by the selector itself: a call stored after the request is the caller's too.
   const laterSessions = (await findSessions(client, database, tables, selector, condition)).filter(
     (id) => !sessionIds.includes(id),

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto'
+import type { ClickHouseClient } from './clickhouse.ts'
+import { latencyMetrics } from './latency-metrics.ts'
+
+// The hour rollup (migration 0013): agent_latency_minute merged over every conversation of an agent,
+// source and agent name in an hour, so that a dashboard over days reads one row per agent-hour
+// instead of one per conversation and minute (a month of a million calls: ~9k rows, not ~4.5M).
+// It is exact because it is never added to: after every write the worker recomputes each agent-hour
+// the write touched from agent_latency_minute FINAL (the per-conversation rollup that re-deliveries
+// and tombstones keep exact), replacing the stored rows (ReplacingMergeTree) — a tombstone for every
+// stored group of the hour, then the groups found now, one version higher. A recompute repeated
+// (a retried write, a replay after a crash) writes the same rows again; a later one wins (versions
+// are the server's clock, taken when the statement starts, so a later one has read every part an
+// earlier one read). `forget` recomputes the hours of the conversations it removed.
+const parts = ['unflagged', 'flagged'] as const
+const columnsOf = (metric: string, part: string) =>
+  ['count', 'sum', 'buckets', 'bucket_counts'].map((suffix) => `${metric}_${part}_${suffix}`)
+
+/** The stored columns of both rollups' metrics, in the hour rollup's insert order. */
+export const hourRollupMetricColumns = latencyMetrics.flatMap((metric) =>
+  parts.flatMap((part) => columnsOf(metric, part)),
+)
+
+/** One agent-hour: the agent_id and the hour's start (epoch seconds). */
+export interface AgentHour {
+  agent_id: string
+  hour: number
+}
+
+/** The agent-hours of rollup rows (their minute in epoch seconds), each once, in order. */
+export function agentHours(rows: Iterable<{ agent_id: string; minute: number }>): AgentHour[] {
+  const seen = new Map<string, AgentHour>()
+  for (const row of rows) {
+    const hour = Math.floor(row.minute / 3600) * 3600
+    seen.set(`${row.agent_id}\u0000${hour}`, { agent_id: row.agent_id, hour })
+  }
+  return [...seen.values()].sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.hour - b.hour)
+}
+
+// The agent-hours to recompute, as two parameter arrays zipped: the condition on a table's agent
+// and hour, narrowed first by the agents and the hours' span (the sorting key's prefix).
+const touched = (hourOf: string) =>
+  `agent_id IN {agents:Array(String)}
+    AND ${hourOf} >= toDateTime({first:UInt32}, 'UTC') AND ${hourOf} <= toDateTime({last:UInt32}, 'UTC')
+    AND (agent_id, toUnixTimestamp(${hourOf})) IN (
+      SELECT tupleElement(pair, 1), tupleElement(pair, 2)
+      FROM (SELECT arrayJoin(arrayZip({agentOfHour:Array(String)}, {hours:Array(UInt32)})) AS pair))`
+
+/**
+ * The recompute: tombstones (version V) for the stored groups of the touched agent-hours, and their
+ * groups as agent_latency_minute FINAL has them now (version V + 1), V being the server's clock.
+ */
+export function recomputeStatement(database: string): string {
+  const version = 'toUInt64(toUnixTimestamp64Nano(now64(9)))'
+  // Typed and named: equal constants of one SELECT must not share a name.
+  const emptyValues = ['toUInt32(0)', 'toFloat64(0)', 'CAST([] AS Array(Int16))', 'CAST([] AS Array(UInt32))']
+  const emptied = latencyMetrics.flatMap((metric) =>
+    parts.flatMap((part) =>
+      columnsOf(metric, part).map((column, index) => `${emptyValues[index]} AS ${column}`),
+    ),
+  )
+  const merged = latencyMetrics.flatMap((metric) =>
+    parts.flatMap((part) => {
+      const [count, sum, buckets, counts] = columnsOf(metric, part)
+      const histogram = `sumMap(${buckets}, ${counts})`
+      return [
+        `toUInt32(sum(${count}))`,
+        `sum(${sum})`,
+        `(${histogram}).1`,
+        `arrayMap(value -> toUInt32(value), (${histogram}).2)`,
+      ]
+    }),
+  )
+  return `INSERT INTO ${database}.agent_latency_hour
+  (agent_id, hour, source, agent_name, version, is_deleted, ${hourRollupMetricColumns.join(', ')})
+SELECT agent_id, hour, source, agent_name, ${version}, 1, ${emptied.join(', ')}
+FROM ${database}.agent_latency_hour FINAL
+WHERE ${touched('hour')}
+UNION ALL
+SELECT agent_id, toStartOfHour(minute) AS minute_hour, source, agent_name, ${version} + 1, 0,
+  ${merged.join(',\n  ')}
+FROM ${database}.agent_latency_minute FINAL
+WHERE ${touched('toStartOfHour(minute)')}
+GROUP BY agent_id, minute_hour, source, agent_name`
+}
+
+/** The query parameters of the recompute for these agent-hours. */
+export function recomputeParams(hours: readonly AgentHour[]): Record<string, unknown> {
+  const starts = hours.map((entry) => entry.hour)
+  return {
+    agents: [...new Set(hours.map((entry) => entry.agent_id))],
+    first: Math.min(...starts),
+    last: Math.max(...starts),
+    agentOfHour: hours.map((entry) => entry.agent_id),
+    hours: starts,
+  }
+}
+
+const recomputeChunk = 500
+
+/** Recomputes these agent-hours of the hour rollup from agent_latency_minute. */
+export async function recomputeLatencyHours(
+  client: ClickHouseClient,
+  database: string,
+  hours: readonly AgentHour[],
+): Promise<void> {
+  for (let start = 0; start < hours.length; start += recomputeChunk)
+    await client.command({
+      query: recomputeStatement(database),
+      query_params: recomputeParams(hours.slice(start, start + recomputeChunk)),
+      // A token of its own: an inherited one (chDB keeps settings for the session) would drop it.
+      clickhouse_settings: { insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` },
+    })
+}
+
+/**
+ * The agent-hours of every row agent_latency_minute holds of these conversations, tombstones and
+ * superseded deliveries included: the hours a write that landed before a crash may have changed.
+ */
+export async function storedLatencyHours(
+  client: ClickHouseClient,
+  database: string,
+  sessionIds: readonly string[],
+): Promise<AgentHour[]> {
+  if (sessionIds.length === 0) return []
+  const result = await client.query({
+    query: `SELECT DISTINCT agent_id, toUnixTimestamp(toStartOfHour(minute)) AS minute
+      FROM ${database}.agent_latency_minute WHERE session_id IN {ids:Array(String)}`,
+    query_params: { ids: [...sessionIds] },
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  return agentHours(await result.json<{ agent_id: string; minute: number }>())
+}
