@@ -142,7 +142,7 @@ export function voiceLatencyDashboard() {
     .withPanel(
       table(
         'Percentiles per agent over the range',
-        'Turns and p50/p90/p99 per agent for each latency, milliseconds.',
+        'Turns and p50/p90/p99 per agent for each latency over all its values in range, milliseconds.',
         [
           tableSql(`
             SELECT
@@ -156,8 +156,8 @@ export function voiceLatencyDashboard() {
               round(${histogramQuantile(0.5, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p50_ms,
               round(${histogramQuantile(0.9, mergedHistogram('tts_node_ttfb'))} * 1000) AS tts_ttfb_p90_ms
             FROM ${latencyRollupRows(['e2e_latency', 'llm_node_ttft', 'tts_node_ttfb'], false)}
-            WHERE ${rollupColumn('e2e_latency', 'count')} > 0
             GROUP BY agent
+            HAVING turns > 0
             ORDER BY e2e_p90_ms DESC`),
         ],
         12,
