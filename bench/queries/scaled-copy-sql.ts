@@ -81,6 +81,9 @@ export interface TableInfo {
   viewSources?: readonly string[]
 }
 
+/** Tables without session_id that the build recomputes from the copies (scaled-database.ts). */
+export const recomputedAfterCopy = new Set(['agent_latency_hour'])
+
 /**
  * The tables to copy: MergeTree tables holding conversations (a session_id column), minus those a
  * materialized view fills from a table that is itself copied (the view fills them as the copy goes
@@ -101,7 +104,13 @@ export function tablesToCopy(
   )
   const uncopiable = mergeTrees
     .map((table) => table.name)
-    .filter((name) => !copied.has(name) && !filledByViews.has(name) && name !== 'schema_migrations')
+    .filter(
+      (name) =>
+        !copied.has(name) &&
+        !filledByViews.has(name) &&
+        !recomputedAfterCopy.has(name) &&
+        name !== 'schema_migrations',
+    )
   if (uncopiable.length > 0)
     throw new Error(
       `no session_id to copy these tables by: ${uncopiable.join(', ')} (teach scaled-copy-sql.ts)`,

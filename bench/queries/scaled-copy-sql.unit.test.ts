@@ -92,6 +92,14 @@ describe('copy statements of the queries benchmark', () => {
     ])
   })
 
+  it('leaves the hour rollup to the recompute after the copies', () => {
+    const tables = [
+      { name: 'conversations', engine: 'ReplacingMergeTree' },
+      { name: 'agent_latency_hour', engine: 'ReplacingMergeTree' },
+    ]
+    expect(tablesToCopy(tables, (table) => table === 'conversations')).toEqual(['conversations'])
+  })
+
   it('refuses a table it could not copy per conversation, rather than leave it empty', () => {
     const tables = [
       { name: 'conversations', engine: 'ReplacingMergeTree' },

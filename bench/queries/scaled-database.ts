@@ -4,6 +4,7 @@ import type { Session } from 'chdb'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
+import { recomputeEveryLatencyHour } from '../../services/core/latency-hour-rollup.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
@@ -216,6 +217,8 @@ export async function scaledDatabase(
       `${database}: ${Math.min(copies, first + perInsert) * options.seedConversations} of ${conversations} conversations (${((performance.now() - started) / 1000).toFixed(0)} s)`,
     )
   }
+  // The hour rollup is recomputed from the minute rollup, as the worker does after each write.
+  await recomputeEveryLatencyHour(client, database)
   await settleMerges(session, database, options.log)
   const built: ScaledDatabase = {
     database,

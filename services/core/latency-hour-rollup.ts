@@ -50,7 +50,8 @@ const touched = (hourOf: string) =>
  * The recompute: tombstones (version V) for the stored groups of the touched agent-hours, and their
  * groups as agent_latency_minute FINAL has them now (version V + 1), V being the server's clock.
  */
-export function recomputeStatement(database: string): string {
+export function recomputeStatement(database: string, scope: 'touched' | 'every hour' = 'touched'): string {
+  const where = (hourOf: string) => (scope === 'touched' ? touched(hourOf) : '1')
   const version = 'toUInt64(toUnixTimestamp64Nano(now64(9)))'
   // Typed and named: equal constants of one SELECT must not share a name.
   const emptyValues = ['toUInt32(0)', 'toFloat64(0)', 'CAST([] AS Array(Int16))', 'CAST([] AS Array(UInt32))']
@@ -75,12 +76,12 @@ export function recomputeStatement(database: string): string {
   (agent_id, hour, source, agent_name, version, is_deleted, ${hourRollupMetricColumns.join(', ')})
 SELECT agent_id, hour, source, agent_name, ${version}, 1, ${emptied.join(', ')}
 FROM ${database}.agent_latency_hour FINAL
-WHERE ${touched('hour')}
+WHERE ${where('hour')}
 UNION ALL
 SELECT agent_id, toStartOfHour(minute) AS minute_hour, source, agent_name, ${version} + 1, 0,
   ${merged.join(',\n  ')}
 FROM ${database}.agent_latency_minute FINAL
-WHERE ${touched('toStartOfHour(minute)')}
+WHERE ${where('toStartOfHour(minute)')}
 GROUP BY agent_id, minute_hour, source, agent_name`
 }
 
@@ -111,6 +112,14 @@ export async function recomputeLatencyHours(
       // A token of its own: an inherited one (chDB keeps settings for the session) would drop it.
       clickhouse_settings: { insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` },
     })
+}
+
+/** Recomputes every hour (data that reached agent_latency_minute another way, e.g. the queries benchmark's copies). */
+export async function recomputeEveryLatencyHour(client: ClickHouseClient, database: string): Promise<void> {
+  await client.command({
+    query: recomputeStatement(database, 'every hour'),
+    clickhouse_settings: { insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` },
+  })
 }
 
 /**
