@@ -6,6 +6,7 @@ import {
   RowsHeatmapOptionsBuilder,
   YAxisConfigBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap'
+import { includeFlaggedVariable } from './clickhouse-filters.ts'
 import { filters, itemsAsFlaggedChosen, rollupColumn, variables } from './clickhouse-variables.ts'
 import { agentCostsTable, costPerAgentOverTime, totalCost, unpricedCalls } from './cost-panel-sql.ts'
 import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
@@ -39,19 +40,15 @@ const latencyMetrics = [
   ['end_of_turn_delay', 'End-of-turn delay', 'from the end of speech to the decision that the user finished'],
 ] as const
 
-/** Upper bounds (ms) of the heatmap's buckets; each column counts the turns above the previous bound. */
-const heatmapBucketsMs = [250, 500, 750, 1000, 1500, 2000, 3000, 5000]
-const heatmapColumns = [
-  ...heatmapBucketsMs.map((bound, index) => {
-    const lower = index === 0 ? null : heatmapBucketsMs[index - 1]!
-    const condition =
-      lower === null
-        ? `e2e_latency <= ${bound / 1000}`
-        : `e2e_latency > ${lower / 1000} AND e2e_latency <= ${bound / 1000}`
-    return `countIf(${condition}) AS \`${bound}\``
-  }),
-  `countIf(e2e_latency > ${heatmapBucketsMs.at(-1)! / 1000}) AS \`+Inf\``,
-].join(',\n    ')
+/**
+ * Upper bounds (ms) of the heatmap's buckets; each column counts the turns above the previous bound.
+ * conversation_latency counts each conversation's turns per band with these bounds (migration 0014).
+ */
+export const heatmapBucketsMs = [250, 500, 750, 1000, 1500, 2000, 3000, 5000]
+const chosenBands = `if(\${${includeFlaggedVariable}:raw} = 1, arrayMap((unflagged, flagged) -> unflagged + flagged, e2e_latency_unflagged_bands, e2e_latency_flagged_bands), e2e_latency_unflagged_bands)`
+const heatmapColumns = [...heatmapBucketsMs.map(String), '+Inf']
+  .map((bound, index) => `bands[${index + 1}] AS \`${bound}\``)
+  .join(',\n    ')
 
 /** One percentile of a latency over every turn in range, from the rollup, in milliseconds. */
 const rangeQuantileStat = (title: string, metric: string, quantile: number) =>
@@ -122,14 +119,15 @@ export function voiceLatencyDashboard() {
         .targets([
           timeseriesSql(`
             SELECT
-              $__timeInterval(event_time) AS time,
+              time,
               ${heatmapColumns}
-            FROM ${database}.conversation_items FINAL
-            WHERE $__timeFilter(event_time)
-              AND e2e_latency IS NOT NULL
-              AND ${itemsAsFlaggedChosen()}
-              AND ${filters.items}
-            GROUP BY time
+            FROM (
+              SELECT $__timeInterval(event_time) AS time, sumForEach(${chosenBands}) AS bands
+              FROM ${database}.conversation_latency FINAL
+              WHERE $__timeFilter(event_time)
+                AND ${filters.conversations}
+              GROUP BY time
+              HAVING arraySum(bands) > 0)
             ORDER BY time`),
         ])
         .calculate(false)

@@ -74,20 +74,29 @@ export async function insertTableRows(
     }
     return writes
   }
-  const writes =
-    !itemsClient || itemsClient === client
-      ? await insertAll(tableNames, client)
-      : await (async () => {
-          const [items, rest] = await Promise.all([
-            insertAll(['conversation_items'], itemsClient),
-            insertAll(
-              tableNames.filter((table) => table !== 'conversation_items' && table !== 'conversations'),
-              client,
-            ),
-          ])
-          return [...items, ...rest, ...(await insertAll(['conversations'], client))]
-        })()
-  // The hour rollup of what the rollup feed just changed (latency-hour-rollup.ts).
+  if (!itemsClient || itemsClient === client) return insertAll(tableNames, client)
+  const [items, rest] = await Promise.all([
+    insertAll(['conversation_items'], itemsClient),
+    insertAll(
+      tableNames.filter((table) => table !== 'conversation_items' && table !== 'conversations'),
+      client,
+    ),
+  ])
+  return [...items, ...rest, ...(await insertAll(['conversations'], client))]
+}
+
+/**
+ * The worker's write: insertTableRows, then the hour rollup of every agent-hour whose rows the
+ * rollup feed just changed, tombstones included (latency-hour-rollup.ts).
+ */
+export async function insertRowsAndHourRollup(
+  client: ClickHouseClient,
+  database: string,
+  rows: TableRows,
+  token: string,
+  itemsClient?: ClickHouseClient,
+): Promise<TableWrite[]> {
+  const writes = await insertTableRows(client, database, rows, token, itemsClient)
   const hours = agentHours(rows.agent_latency_feed)
   if (hours.length > 0) await recomputeLatencyHours(client, database, hours)
   return writes

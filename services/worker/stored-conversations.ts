@@ -194,7 +194,7 @@ export function createNewestDeliveryWrite(
   })
   const counts = new CountOnCommit()
   /**
-   * The write recomputed the hour rollup of the rows it wrote (insertTableRows). A conversation it
+   * The write recomputed the hour rollup of the rows it wrote (insertRowsAndHourRollup). A conversation it
    * wrote nothing for (a replay, a retried batch) may have been written just before a crash that kept
    * that recompute from running: the hours of every row stored of it, tombstones included, again.
    */

@@ -128,22 +128,18 @@ describe('dashboards', () => {
     }
   })
 
-  it("read item rows only for the distribution and the slowest turns, there only the slowest conversations' items", () => {
+  it("read item rows only for the slowest turns, there only the slowest conversations' items", () => {
     const readers = dashboards.flatMap((dashboard) =>
       clickhousePanelQueries(dashboard)
         .filter((query) => query.rawSql.includes('.conversation_items'))
         .map((query) => ({ where: query.where, rawSql: query.rawSql })),
     )
-    // The distribution's fixed millisecond bounds are not bucket bounds of the histograms: it still
-    // counts item rows (issue #23 leaves it open).
-    expect(readers.map((query) => query.where)).toEqual([
-      'voice-latency.json / End-to-end latency distribution / A',
-      'voice-latency.json / Slowest turns / A',
-    ])
-    expect(readers[1]!.rawSql).toMatch(
+    // The distribution reads the bands conversation_latency counts per conversation (migration 0014).
+    expect(readers.map((query) => query.where)).toEqual(['voice-latency.json / Slowest turns / A'])
+    expect(readers[0]!.rawSql).toMatch(
       /WHERE \(agent_id, event_time, session_id\) IN \(\n\s+SELECT agent_id, event_time, session_id\n\s+FROM voice_analytics\.conversation_latency FINAL/,
     )
-    expect(readers[1]!.rawSql).toContain('LIMIT 50 WITH TIES)')
+    expect(readers[0]!.rawSql).toContain('LIMIT 50 WITH TIES)')
   })
 })
 

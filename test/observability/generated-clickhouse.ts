@@ -3,7 +3,7 @@ import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { insertRowsAndHourRollup } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
@@ -77,7 +77,7 @@ export async function fillWithGeneratedConversations(
   })
   for (let start = 0; start < deliveries.length; start += 250) {
     const rows: TableRows = mergeRows(deliveries.slice(start, start + 250))
-    await insertTableRows(client, database, rows, `generated-${settings.seed}-${start}`)
+    await insertRowsAndHourRollup(client, database, rows, `generated-${settings.seed}-${start}`)
   }
   return { now, from, conversations: events.length, redelivered: settings.redelivered, flagged }
 }
