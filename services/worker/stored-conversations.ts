@@ -194,16 +194,15 @@ export function createNewestDeliveryWrite(
   })
   const counts = new CountOnCommit()
   /**
-   * The write recomputed the hour rollup of the rows it wrote (insertRowsAndHourRollup). A conversation it
-   * wrote nothing for (a replay, a retried batch) may have been written just before a crash that kept
-   * that recompute from running: the hours of every row stored of it, tombstones included, again.
+   * The write recomputed the hour rollup of the rows it wrote (insertRowsAndHourRollup). A
+   * conversation ClickHouse held before it (a re-delivery, a replay, a retried batch) may have been
+   * written just before a crash that kept that recompute from running, tombstones included, which a
+   * replay does not write again: the hours of every row stored of it, tombstones included, again.
+   * First deliveries, the common write, need no lookup.
    */
-  async function recomputeUnwrittenHours(incoming: TableRows, planned: TableRows): Promise<void> {
-    const written = new Set(planned.conversations.map((row) => row.session_id))
-    const unwritten = [...new Set(incoming.conversations.map((row) => row.session_id))].filter(
-      (id) => !written.has(id),
-    )
-    const hours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, unwritten)
+  async function recomputeStoredHours(stored: StoredKeys['conversations']): Promise<void> {
+    const sessions = [...new Set(stored.map((row) => row.session_id))]
+    const hours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, sessions)
     if (hours.length > 0) await recomputeLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, hours)
   }
   async function writeNewest(
@@ -227,7 +226,7 @@ export function createNewestDeliveryWrite(
     for (const { message, counted } of messageCounts(rows.conversations, plan.rows, stored.sources))
       counts.decided(message, counted)
     const writes = await write(plan.rows, plan.digest)
-    await recomputeUnwrittenHours(rows, plan.rows)
+    await recomputeStoredHours(stored.conversations)
     for (const row of rows.conversations) counts.landed(row)
     return writes
   }

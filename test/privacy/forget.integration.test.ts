@@ -14,6 +14,7 @@ import { overviewQueries, overviewSql } from '../../services/dev/overview/overvi
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import {
   committedTotal,
+  hourRollupMismatches,
   produceEvents,
   queryRows,
   startWorkerFixture,
@@ -141,6 +142,8 @@ describe('forget a caller everywhere', () => {
     expect(total(report.removed)).toBe(total(aBefore))
     expect(total(await rowsOf(fixture.clickhouse, idsOf(calls.a)))).toBe(0)
     expect(await rowsOf(fixture.clickhouse, idsOf([...calls.b, ...calls.c]))).toEqual(othersBefore)
+    // The hour rollup holds no conversation, but its sums held A's turns: recomputed without them.
+    expect(await hourRollupMismatches(fixture.clickhouse)).toBe(0)
 
     const [audit] = await erasureStatus(fixture.clickhouse, 'voice_analytics')
     expect(audit).toMatchObject({ selector_kind: 'phone', conversations: 3, verification: 'nothing left' })
