@@ -71,7 +71,13 @@ async function conversationCount(session: Session, database: string): Promise<nu
 
 /** The seed: generated conversations through the worker's transform and Native insert, once. */
 async function ensureSeed(client: ClickHouseClient, session: Session, options: BuildOptions): Promise<void> {
-  if ((await conversationCount(session, seedDatabase)) === options.seedConversations) return
+  if ((await conversationCount(session, seedDatabase)) === options.seedConversations) {
+    // A seed kept from before a migration gets it, as a worker's start would give its data: the
+    // copies read the seed's columns, which must be the new schema's (a fresh L build failed on a
+    // seed from before 0008).
+    await runMigrations(client, seedDatabase)
+    return
+  }
   await session.queryAsync(`DROP DATABASE IF EXISTS ${seedDatabase} SYNC`)
   await runMigrations(client, seedDatabase)
   const started = performance.now()
