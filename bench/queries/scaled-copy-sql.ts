@@ -83,6 +83,8 @@ export interface TableInfo {
 
 /** Tables without session_id that the build recomputes from the copies (scaled-database.ts). */
 export const recomputedAfterCopy = new Set(['agent_latency_hour'])
+/** Reference and bookkeeping tables (not per conversation): copied once, as they are. */
+export const copiedAsTheyAre = new Set(['prices', 'erasures', 'forgotten_sessions'])
 
 /**
  * The tables to copy: MergeTree tables holding conversations (a session_id column), minus those a
@@ -109,6 +111,7 @@ export function tablesToCopy(
         !copied.has(name) &&
         !filledByViews.has(name) &&
         !recomputedAfterCopy.has(name) &&
+        !copiedAsTheyAre.has(name) &&
         name !== 'schema_migrations',
     )
   if (uncopiable.length > 0)

@@ -9,7 +9,13 @@ import { conversationStream } from '../../services/synthetic/conversation-genera
 import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
-import { type ColumnInfo, copyStatement, type TableInfo, tablesToCopy } from './scaled-copy-sql.ts'
+import {
+  type ColumnInfo,
+  copiedAsTheyAre,
+  copyStatement,
+  type TableInfo,
+  tablesToCopy,
+} from './scaled-copy-sql.ts'
 
 // The data of the queries benchmark: a seed database filled by the worker's own transform
 // (conversation-rows.ts) and Native insert (clickhouse-insert.ts) with generated conversations, then
@@ -223,6 +229,8 @@ export async function scaledDatabase(
       `${database}: ${Math.min(copies, first + perInsert) * options.seedConversations} of ${conversations} conversations (${((performance.now() - started) / 1000).toFixed(0)} s)`,
     )
   }
+  for (const table of copiedAsTheyAre)
+    await session.queryAsync(`INSERT INTO ${database}.${table} SELECT * FROM ${seedDatabase}.${table}`)
   // The hour rollup is recomputed from the minute rollup, as the worker does after each write.
   await recomputeEveryLatencyHour(client, database)
   await settleMerges(session, database, options.log)
