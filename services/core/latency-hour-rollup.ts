@@ -98,6 +98,8 @@ export function recomputeParams(hours: readonly AgentHour[]): Record<string, unk
 }
 
 const recomputeChunk = 500
+/** A token of its own per recompute: an inherited one (chDB keeps settings for the session) would drop it. */
+const ownToken = () => ({ insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` })
 
 /** Recomputes these agent-hours of the hour rollup from agent_latency_minute. */
 export async function recomputeLatencyHours(
@@ -109,8 +111,7 @@ export async function recomputeLatencyHours(
     await client.command({
       query: recomputeStatement(database),
       query_params: recomputeParams(hours.slice(start, start + recomputeChunk)),
-      // A token of its own: an inherited one (chDB keeps settings for the session) would drop it.
-      clickhouse_settings: { insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` },
+      clickhouse_settings: ownToken(),
     })
 }
 
@@ -118,7 +119,7 @@ export async function recomputeLatencyHours(
 export async function recomputeEveryLatencyHour(client: ClickHouseClient, database: string): Promise<void> {
   await client.command({
     query: recomputeStatement(database, 'every hour'),
-    clickhouse_settings: { insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` },
+    clickhouse_settings: ownToken(),
   })
 }
 

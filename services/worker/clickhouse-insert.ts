@@ -86,8 +86,9 @@ export async function insertTableRows(
 }
 
 /**
- * The worker's write: insertTableRows, then the hour rollup of every agent-hour whose rows the
- * rollup feed just changed, tombstones included (latency-hour-rollup.ts).
+ * insertTableRows, then the hour rollup of every agent-hour whose rows the rollup feed just changed
+ * (latency-hour-rollup.ts): for rows loaded outside the worker (tests, benchmarks), which recomputes
+ * its own writes' hours together with those of re-delivered conversations (stored-conversations.ts).
  */
 export async function insertRowsAndHourRollup(
   client: ClickHouseClient,

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../core/clickhouse.ts'
 import type { Config } from '../core/env.ts'
-import { recomputeLatencyHours, storedLatencyHours } from '../core/latency-hour-rollup.ts'
+import { agentHours, recomputeLatencyHours, storedLatencyHours } from '../core/latency-hour-rollup.ts'
 import type { Logger } from '../core/logger.ts'
 import type { Registry } from '../core/metrics.ts'
 import { sessionHash } from '../core/privacy/erasure/erasure-selector.ts'
@@ -194,15 +194,20 @@ export function createNewestDeliveryWrite(
   })
   const counts = new CountOnCommit()
   /**
-   * The write recomputed the hour rollup of the rows it wrote (insertRowsAndHourRollup). A
-   * conversation ClickHouse held before it (a re-delivery, a replay, a retried batch) may have been
-   * written just before a crash that kept that recompute from running, tombstones included, which a
-   * replay does not write again: the hours of every row stored of it, tombstones included, again.
-   * First deliveries, the common write, need no lookup.
+   * The hour rollup of every agent-hour the write may have changed, recomputed once, before the
+   * write counts as landed (so before its offsets are committed): the hours of the rollup rows it
+   * wrote, tombstones included, and those of every row stored of a conversation ClickHouse held
+   * before it (a re-delivery, a replay, a retried batch): an earlier write of it may have landed just
+   * before a crash that kept its recompute from running, and a replay does not write its tombstones
+   * again. First deliveries, the common write, need no lookup.
    */
-  async function recomputeStoredHours(stored: StoredKeys['conversations']): Promise<void> {
+  async function recomputeHourRollup(planned: TableRows, stored: StoredKeys['conversations']): Promise<void> {
     const sessions = [...new Set(stored.map((row) => row.session_id))]
-    const hours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, sessions)
+    const storedHours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, sessions)
+    const hours = agentHours([
+      ...planned.agent_latency_feed,
+      ...storedHours.map(({ agent_id, hour }) => ({ agent_id, minute: hour })),
+    ])
     if (hours.length > 0) await recomputeLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, hours)
   }
   async function writeNewest(
@@ -226,7 +231,7 @@ export function createNewestDeliveryWrite(
     for (const { message, counted } of messageCounts(rows.conversations, plan.rows, stored.sources))
       counts.decided(message, counted)
     const writes = await write(plan.rows, plan.digest)
-    await recomputeStoredHours(stored.conversations)
+    await recomputeHourRollup(plan.rows, stored.conversations)
     for (const row of rows.conversations) counts.landed(row)
     return writes
   }

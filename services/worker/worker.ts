@@ -15,7 +15,7 @@ import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.t
 import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
-import { insertRowsAndHourRollup } from './clickhouse-insert.ts'
+import { insertTableRows } from './clickhouse-insert.ts'
 import { cachedSchemaDecoder } from './decode-message.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { ProgressWatch } from './progress-watch.ts'
@@ -220,7 +220,7 @@ export async function startWorker(
     const writer = new BatchWriter({
       insert: (rows, token) =>
         newestDelivery.write(rows, (planned, planDigest) =>
-          insertRowsAndHourRollup(
+          insertTableRows(
             clickhouse,
             config.CLICKHOUSE_DATABASE,
             planned,

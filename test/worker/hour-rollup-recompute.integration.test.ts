@@ -8,14 +8,14 @@ import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertRowsAndHourRollup, insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { createNewestDeliveryWrite } from '../../services/worker/stored-conversations.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
 import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
 
 // The hour rollup (latency-hour-rollup.ts) through the worker's own write (the newest-delivery plan,
-// then insertRowsAndHourRollup), on embedded ClickHouse: a write whose rows landed but whose
+// its insert, then the recompute), on embedded ClickHouse: a write whose rows landed but whose
 // recompute never ran (a crash between the two) is made right when its messages come again, though
 // the plan then writes nothing; a re-delivery that moves a conversation to other hours leaves
 // nothing of it in the hours it left.
@@ -49,9 +49,9 @@ function newestDeliveryWrite() {
   const newest = createNewestDeliveryWrite(client, config, createMetricsRegistry('worker-test'), testLogger())
   return (rows: TableRows, token: string, crash = false) =>
     newest.write(rows, async (planned, digest) => {
-      if (!crash) return insertRowsAndHourRollup(client, database, planned, `${token}:${digest}`)
-      await insertTableRows(client, database, planned, `${token}:${digest}`)
-      throw new Error('crashed before the recompute')
+      const writes = await insertTableRows(client, database, planned, `${token}:${digest}`)
+      if (crash) throw new Error('crashed before the recompute')
+      return writes
     })
 }
 
