@@ -7,7 +7,7 @@ import {
 import { includeFlaggedDefault, includeFlaggedVariable, type VariableName } from './clickhouse-filters.ts'
 import { clickhouseDatasource, database, sql } from './grafana-queries.ts'
 
-export { filters, itemsAsFlaggedChosen, rollupColumn } from './clickhouse-filters.ts'
+export { filters, rollupColumn } from './clickhouse-filters.ts'
 
 // The dashboard variables of the ClickHouse dashboards (the WHERE conditions that apply them are in
 // clickhouse-filters.ts).

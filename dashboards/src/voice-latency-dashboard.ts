@@ -7,7 +7,7 @@ import {
   YAxisConfigBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap'
 import { includeFlaggedVariable } from './clickhouse-filters.ts'
-import { filters, itemsAsFlaggedChosen, rollupColumn, variables } from './clickhouse-variables.ts'
+import { filters, rollupColumn, variables } from './clickhouse-variables.ts'
 import { agentCostsTable, costPerAgentOverTime, totalCost, unpricedCalls } from './cost-panel-sql.ts'
 import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {

@@ -31,3 +31,20 @@ export function finiteNumber(value: number | null | undefined, field: string, it
     throw new TransformError(fieldPath(field, item), `not a finite number: ${value}`)
   return value
 }
+
+const float32Max = 3.4028234663852886e38
+
+/**
+ * A measured value as it is stored (#23): rounded to Float32's precision (a 24-bit significand, within
+ * 6e-8 of the value: 0.3 µs of a 5 s latency) and kept as a Float64. The low 29 bits of every stored
+ * value are then zero, which ZSTD compresses to ~60 % of the unrounded column; the column type, and
+ * every value a query returns, stay Float64. A magnitude beyond Float32's range is kept as it came
+ * rather than made infinite. Rounded here, before the metric flags and the rollups read the row, so
+ * every figure is computed from the stored value; migration 0016 rounds the rows stored before it the
+ * same way (toFloat32 rounds to nearest, as Math.fround).
+ */
+export function measuredValue(value: number | null | undefined, field: string, item?: number): number | null {
+  const finite = finiteNumber(value, field, item)
+  if (finite === null || Math.abs(finite) > float32Max) return finite
+  return Math.fround(finite)
+}

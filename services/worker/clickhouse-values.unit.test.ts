@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { validateConversationComplete } from '../core/event/event-validation.ts'
 import { checkTimestamp } from '../core/event/storable-timestamp.ts'
-import { timestampMs } from './clickhouse-values.ts'
+import { measuredValue, timestampMs } from './clickhouse-values.ts'
 import { TransformError } from './transform-error.ts'
 
 // What the ingress accepts, the worker stores: for every edge value, the ingress's validation
@@ -66,5 +66,37 @@ describe('timestampMs takes exactly what checkTimestamp takes', () => {
     const check = checkTimestamp(value)
     if (check.ok) expect(timestampMs(value, 'data.start_time')).toBe(check.epochMs)
     else expect(() => timestampMs(value, 'data.start_time')).toThrow(`data.start_time: ${check.problem}`)
+  })
+})
+
+describe('measuredValue', () => {
+  it('rounds to the nearest Float32, as toFloat32 does, and keeps it a Float64', () => {
+    expect(measuredValue(0.3335016639487199, 'x')).toBe(0.3335016667842865)
+    expect(measuredValue(0.94152978515625, 'x')).toBe(0.9415298104286194)
+    expect(measuredValue(0.25, 'x')).toBe(0.25)
+    expect(measuredValue(-1.0000000596046448, 'x')).toBe(-1)
+    expect(measuredValue(-0, 'x')).toBe(-0)
+    expect(measuredValue(null, 'x')).toBeNull()
+    expect(measuredValue(undefined, 'x')).toBeNull()
+  })
+
+  it('is within 6e-8 of the value, relative', () => {
+    for (const value of [1e-6, 0.001234567891, 0.5, 1.23456789, 4.999999, 59.87654321, 3600.123456789]) {
+      const stored = measuredValue(value, 'x')!
+      expect(Math.abs(stored - value) / value).toBeLessThanOrEqual(2 ** -24)
+    }
+  })
+
+  it('keeps a magnitude beyond Float32 as it came instead of making it infinite', () => {
+    expect(measuredValue(1e39, 'x')).toBe(1e39)
+    expect(measuredValue(-1e300, 'x')).toBe(-1e300)
+    expect(measuredValue(3.4028234663852886e38, 'x')).toBe(3.4028234663852886e38)
+  })
+
+  it('refuses what is not finite, naming the field', () => {
+    expect(() => measuredValue(Number.NaN, 'metrics.e2e_latency', 3)).toThrow(TransformError)
+    expect(() => measuredValue(Number.POSITIVE_INFINITY, 'metrics.e2e_latency', 3)).toThrow(
+      'data.history[3].metrics.e2e_latency',
+    )
   })
 })

@@ -7,7 +7,7 @@ import type {
 import type { AvroRecord } from '../core/event/event-record.ts'
 import { extraFieldsField } from '../core/event/event-schema.ts'
 import { type LatencyMetric, latencyMetrics } from '../core/latency-metrics.ts'
-import { finiteNumber, timestampMs } from './clickhouse-values.ts'
+import { finiteNumber, measuredValue, timestampMs } from './clickhouse-values.ts'
 import { conversationKeyTime } from './conversation-key-time.ts'
 import { percentileOfSorted as percentile } from './latency-percentiles.ts'
 import { conversationSpan, metricFlags, noMetricFlags } from './metric-quality.ts'
@@ -151,17 +151,17 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
       started_speaking_at: startedAts[index]!,
       stopped_speaking_at: stoppedAts[index]!,
       interrupted: item.interrupted ?? null,
-      transcript_confidence: finiteNumber(item.transcript_confidence, 'transcript_confidence', index),
-      transcription_delay: finiteNumber(metrics?.transcription_delay, 'metrics.transcription_delay', index),
-      end_of_turn_delay: finiteNumber(metrics?.end_of_turn_delay, 'metrics.end_of_turn_delay', index),
-      on_user_turn_completed_delay: finiteNumber(
+      transcript_confidence: measuredValue(item.transcript_confidence, 'transcript_confidence', index),
+      transcription_delay: measuredValue(metrics?.transcription_delay, 'metrics.transcription_delay', index),
+      end_of_turn_delay: measuredValue(metrics?.end_of_turn_delay, 'metrics.end_of_turn_delay', index),
+      on_user_turn_completed_delay: measuredValue(
         metrics?.on_user_turn_completed_delay,
         'metrics.on_user_turn_completed_delay',
         index,
       ),
-      llm_node_ttft: finiteNumber(metrics?.llm_node_ttft, 'metrics.llm_node_ttft', index),
-      tts_node_ttfb: finiteNumber(metrics?.tts_node_ttfb, 'metrics.tts_node_ttfb', index),
-      e2e_latency: finiteNumber(metrics?.e2e_latency, 'metrics.e2e_latency', index),
+      llm_node_ttft: measuredValue(metrics?.llm_node_ttft, 'metrics.llm_node_ttft', index),
+      tts_node_ttfb: measuredValue(metrics?.tts_node_ttfb, 'metrics.tts_node_ttfb', index),
+      e2e_latency: measuredValue(metrics?.e2e_latency, 'metrics.e2e_latency', index),
       tool_name: item.tool_name ?? null,
       tool_call_id: item.tool_call_id ?? null,
       tool_arguments_json: item.tool_arguments_json ?? null,

@@ -101,7 +101,11 @@ function probe(): { event: ConversationCompleteEvent; expected: Map<string, unkn
         expected.set(path, `value-${counter}`)
         return `value-${counter}`
       case 'double':
-        expected.set(path, counter + 0.1 + 0.2)
+        // A measured value (a history item's) is stored to Float32's precision (measuredValue).
+        expected.set(
+          path,
+          path.startsWith('data.history[]') ? Math.fround(counter + 0.1 + 0.2) : counter + 0.1 + 0.2,
+        )
         return counter + 0.1 + 0.2
       case 'long':
         expected.set(path, counter)
@@ -185,7 +189,7 @@ describe('conversationRows', () => {
     }
     const conversation = rows.conversations[0]!
     const e2e = history.flatMap((item) =>
-      item.metrics?.e2e_latency != null ? [item.metrics.e2e_latency] : [],
+      item.metrics?.e2e_latency != null ? [Math.fround(item.metrics.e2e_latency)] : [],
     )
     expect(conversation.item_count).toBe(history.length)
     expect(conversation.tool_call_count).toBe(history.filter((item) => item.kind === 'FunctionCall').length)
@@ -207,8 +211,11 @@ describe('conversationRows', () => {
     const history = event.data.history!
     for (const item of rows.conversation_items) {
       expect(item.metric_flags, `item ${item.item_index}`).toEqual(flags.get(item.item_index) ?? [])
-      expect(item.transcription_delay).toBe(history[item.item_index]!.metrics?.transcription_delay ?? null)
-      expect(item.e2e_latency).toBe(history[item.item_index]!.metrics?.e2e_latency ?? null)
+      const { transcription_delay, e2e_latency } = history[item.item_index]!.metrics ?? {}
+      expect(item.transcription_delay).toBe(
+        transcription_delay == null ? null : Math.fround(transcription_delay),
+      )
+      expect(item.e2e_latency).toBe(e2e_latency == null ? null : Math.fround(e2e_latency))
     }
     expect(rows.conversations[0]!.flagged_item_count).toBe(flags.size)
     expect(rowsOf(loadFixture('full')).conversations[0]!.flagged_item_count).toBe(0)

@@ -150,7 +150,7 @@ describe('recordConversations', () => {
     const rows = mergeRows([{ rows: delivered(campaignCall, 1) }, { rows: delivered(campaignCall, 2) }])
     record(metrics, rows)
     const latencies = (campaignCall.data.history ?? []).flatMap((item) =>
-      typeof item.metrics?.e2e_latency === 'number' ? [item.metrics.e2e_latency] : [],
+      typeof item.metrics?.e2e_latency === 'number' ? [Math.fround(item.metrics.e2e_latency)] : [],
     )
     expect(latencies.length).toBeGreaterThan(0)
     const agent = campaignCall.data.agent_name!

@@ -72,7 +72,9 @@ describe('worker: metric flags reach the columns and the counters', () => {
         expect(item.metric_flags, `${event.data.session_id} item ${item.item_index}`).toEqual(
           flags.get(item.item_index) ?? [],
         )
-        expect(item.e2e_latency).toBe(event.data.history![item.item_index]!.metrics?.e2e_latency ?? null)
+        // Kept as it came, to Float32's precision (measuredValue).
+        const sent = event.data.history![item.item_index]!.metrics?.e2e_latency
+        expect(item.e2e_latency).toBe(sent == null ? null : Math.fround(sent))
       }
     }
     const [cleanFlags] = await queryRows<{ n: number }>(
