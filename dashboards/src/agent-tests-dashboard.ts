@@ -2,7 +2,7 @@ import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/da
 import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
-  conversationLatencyFrom,
+  conversationLatencyGroups,
   perTestRunTable,
   turnsHistogram,
   turnsQuantileMs,
@@ -126,12 +126,14 @@ export function agentTestsDashboard() {
         [
           timeseriesSql(`
           SELECT
-            $__timeInterval(event_time) AS time,
+            time,
             ${turnsQuantileMs(0.5)} AS p50,
             ${turnsQuantileMs(0.9)} AS p90,
             ${turnsQuantileMs(0.95)} AS p95
-          FROM ${conversationLatencyFrom(filters.testResults)}
-            AND conversation.test_run_id IS NOT NULL
+          FROM ${conversationLatencyGroups(
+            `${filters.testResults} AND conversation.test_run_id IS NOT NULL`,
+            ['$__timeInterval(event_time) AS time'],
+          )}
           GROUP BY time
           HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time`),

@@ -9,7 +9,7 @@ import {
 } from './cost-panel-sql.ts'
 import { continuationMark, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
-  conversationLatencyFrom,
+  conversationLatencyGroups,
   perCampaignTable,
   perTelecomProviderTable,
   turnsHistogram,
@@ -157,10 +157,13 @@ export function campaignsDashboard() {
         [
           timeseriesSql(`
           SELECT
-            $__timeInterval(event_time) AS time,
-            ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign,
+            time,
+            campaign,
             ${turnsQuantileMs(0.9)} AS p90
-          FROM ${conversationLatencyFrom(campaignCalls)}
+          FROM ${conversationLatencyGroups(campaignCalls, [
+            '$__timeInterval(event_time) AS time',
+            'ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign',
+          ])}
           GROUP BY time, campaign
           HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time, campaign`),

@@ -1,5 +1,5 @@
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
-import { histogramCount, histogramQuantile, mergedHistogram } from './latency-histogram.ts'
+import { histogramArrays, histogramCount, histogramQuantile } from './latency-histogram.ts'
 import { table, timeseries } from './panels.ts'
 
 // Latency and failures by what the user can change: the campaign, the telecom provider, the test
@@ -15,26 +15,64 @@ import { table, timeseries } from './panels.ts'
 // production). Turns of flagged items are left out unless $include_flagged says 1 (their
 // conversation still counts). Percentiles come from the merged histograms, within 1 % of the exact
 // ones (latency-histogram.ts). Every dashboard that uses this has the $include_flagged variable.
-// `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts), which the
-// rollup carries; the table is aliased `conversation`.
-export function conversationLatencyFrom(where: string): string {
-  return `${database}.conversation_latency AS conversation FINAL
-${continuationMark}WHERE $__timeFilter(event_time)
-${continuationMark}  AND ${where}`
+//
+// The histograms are merged in two steps (#23): the conversations' buckets are array-joined and
+// summed per group and bucket, and only those few rows go through sumMap. sumMap over one row per
+// conversation merged a map per row and took 3.1-3.3 s over the 3,000,000 conversations of a month
+// (bench/results/queries.md); the same answers come from the grouped rows in about two thirds of it.
+
+/**
+ * The conversations in range meeting `where` (the dashboard's filter on conversations columns, which
+ * the rollup carries; the table is aliased `conversation`), one row per group and histogram bucket:
+ * `keys` (`expression AS name`, grouped by name), `bucket` and `turns_in_bucket` (the group's turns in
+ * it), and `conversations_counted` / `failed_counted`, the group's conversations counted once each (on
+ * their first bucket, or their one row when they have no turns). Named apart from the columns the
+ * query around names (turns, conversations), which ClickHouse would substitute inside the sums.
+ * `extras` are more aggregates of the group (`any(conversation.campaign_name) AS names`), merged again
+ * by the query around it, which groups by the keys' names and reads the columns below
+ * (turnsHistogram, latencyAndFailureColumns).
+ */
+export function conversationLatencyGroups(
+  where: string,
+  keys: readonly string[],
+  extras: readonly string[] = [],
+): string {
+  const names = keys.map((key) => key.slice(key.lastIndexOf(' AS ') + 4))
+  const columns = [
+    ...keys,
+    'bucket',
+    'sum(bucket_turns) AS turns_in_bucket',
+    'countIf(position <= 1) AS conversations_counted',
+    'countIf(position <= 1 AND conversation.failed) AS failed_counted',
+    ...extras,
+  ]
+  return `(
+${continuationMark}  SELECT
+${continuationMark}    ${columns.join(`,\n${continuationMark}    `)}
+${continuationMark}  FROM ${database}.conversation_latency AS conversation FINAL
+${continuationMark}  LEFT ARRAY JOIN
+${continuationMark}    ${histogramArrays('e2e_latency', 'buckets')} AS bucket,
+${continuationMark}    ${histogramArrays('e2e_latency', 'bucket_counts')} AS bucket_turns,
+${continuationMark}    arrayEnumerate(${histogramArrays('e2e_latency', 'buckets')}) AS position
+${continuationMark}  WHERE $__timeFilter(event_time)
+${continuationMark}    AND ${where}
+${continuationMark}  GROUP BY ${[...names, 'bucket'].join(', ')})`
 }
 
-/** The end-to-end latency histogram of the turns of a group's conversations (those meeting `condition`). */
-export const turnsHistogram = (condition?: string) => mergedHistogram('e2e_latency', condition)
+/** The end-to-end latency histogram of a group's turns (of its rows meeting `condition`), over conversationLatencyGroups. */
+export const turnsHistogram = (condition?: string) =>
+  condition === undefined
+    ? 'sumMap([bucket], [turns_in_bucket])'
+    : `sumMapIf([bucket], [turns_in_bucket], ${condition})`
 
 /** A percentile of the turns' end-to-end latency, milliseconds (`condition`: of those conversations only). */
 export const turnsQuantileMs = (level: number, condition?: string) =>
   `${histogramQuantile(level, turnsHistogram(condition))} * 1000`
 
-/** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns. */
+/** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns over conversationLatencyGroups. */
 export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
-  const ifSuffix = condition === undefined ? '' : 'If'
-  const failed = condition === undefined ? 'conversation.failed' : `conversation.failed AND ${condition}`
-  const conversations = `count${ifSuffix}(${condition ?? ''})`
+  const sum = (column: string) =>
+    condition === undefined ? `sum(${column})` : `sumIf(${column}, ${condition})`
   const quantile = (level: number) =>
     `round(${turnsQuantileMs(level, condition)}) AS e2e_p${level * 100}_ms${suffix}`
   return [
@@ -42,8 +80,8 @@ export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
     quantile(0.5),
     quantile(0.9),
     quantile(0.95),
-    `${conversations} AS conversations${suffix}`,
-    `round(countIf(${failed}) / nullIf(${conversations}, 0), 4) AS failed_share${suffix}`,
+    `${sum('conversations_counted')} AS conversations${suffix}`,
+    `round(${sum('failed_counted')} / nullIf(${sum('conversations_counted')}, 0), 4) AS failed_share${suffix}`,
   ].join(`,\n${continuationMark}`)
 }
 
@@ -59,11 +97,14 @@ export const perCampaignTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          ifNull(any(conversation.campaign_name), conversation.campaign_id) AS campaign,
+          ifNull(any(campaign_names), campaign_id) AS campaign,
           ${latencyAndFailureColumns()}
-        FROM ${conversationLatencyFrom(where)}
-          AND conversation.campaign_id IS NOT NULL
-        GROUP BY conversation.campaign_id
+        FROM ${conversationLatencyGroups(
+          `${where} AND conversation.campaign_id IS NOT NULL`,
+          ['conversation.campaign_id AS campaign_id'],
+          ['any(conversation.campaign_name) AS campaign_names'],
+        )}
+        GROUP BY campaign_id
         ORDER BY e2e_p90_ms DESC`),
     ],
     12,
@@ -78,9 +119,9 @@ export const perTelecomProviderTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          ifNull(conversation.telecom_provider, 'none') AS telecom_provider,
+          telecom_provider,
           ${latencyAndFailureColumns()}
-        FROM ${conversationLatencyFrom(where)}
+        FROM ${conversationLatencyGroups(where, ["ifNull(conversation.telecom_provider, 'none') AS telecom_provider"])}
         GROUP BY telecom_provider
         ORDER BY e2e_p90_ms DESC`),
     ],
@@ -96,12 +137,15 @@ export const perTestRunTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          conversation.test_run_id AS test_run_id,
-          min(conversation.event_time) AS started,
+          test_run_id,
+          min(first_event_time) AS started,
           ${latencyAndFailureColumns()}
-        FROM ${conversationLatencyFrom(where)}
-          AND conversation.test_run_id IS NOT NULL
-        GROUP BY conversation.test_run_id
+        FROM ${conversationLatencyGroups(
+          `${where} AND conversation.test_run_id IS NOT NULL`,
+          ['conversation.test_run_id AS test_run_id'],
+          ['min(conversation.event_time) AS first_event_time'],
+        )}
+        GROUP BY test_run_id
         ORDER BY started DESC
         LIMIT 100`),
     ],
@@ -119,10 +163,14 @@ export const testVersusProductionTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          ifNull(any(conversation.agent_name), agent_id) AS agent,
-          ${latencyAndFailureColumns('_production', 'NOT conversation.is_test')},
-          ${latencyAndFailureColumns('_test', 'conversation.is_test')}
-        FROM ${conversationLatencyFrom(where)}
+          ifNull(any(agent_names), agent_id) AS agent,
+          ${latencyAndFailureColumns('_production', 'NOT is_test')},
+          ${latencyAndFailureColumns('_test', 'is_test')}
+        FROM ${conversationLatencyGroups(
+          where,
+          ['conversation.agent_id AS agent_id', 'conversation.is_test AS is_test'],
+          ['any(conversation.agent_name) AS agent_names'],
+        )}
         GROUP BY agent_id
         ORDER BY agent`),
     ],
@@ -138,11 +186,15 @@ export const testVersusProductionOverTime = (where: string) =>
     [
       timeseriesSql(`
         SELECT
-          $__timeInterval(event_time) AS time,
-          ifNull(conversation.agent_name, agent_id) AS agent,
-          if(conversation.is_test, 'test', 'production') AS traffic,
+          time,
+          agent,
+          traffic,
           ${turnsQuantileMs(0.9)} AS p90
-        FROM ${conversationLatencyFrom(where)}
+        FROM ${conversationLatencyGroups(where, [
+          '$__timeInterval(event_time) AS time',
+          'ifNull(conversation.agent_name, conversation.agent_id) AS agent',
+          "if(conversation.is_test, 'test', 'production') AS traffic",
+        ])}
         GROUP BY time, agent, traffic
         HAVING ${histogramCount(turnsHistogram())} > 0
         ORDER BY time, agent, traffic`),

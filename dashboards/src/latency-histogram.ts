@@ -14,6 +14,15 @@ export const histogramRelativeError = Math.sqrt(1.02) - 1
 
 const includeFlagged = `\${${includeFlaggedVariable}:raw}`
 
+type HistogramPart = 'buckets' | 'bucket_counts'
+
+/**
+ * One part of a row's histogram of a metric (`buckets` or `bucket_counts`): the unflagged values'
+ * array, with the flagged ones' appended when $include_flagged (or `flagged`) says 1.
+ */
+export const histogramArrays = (column: string, suffix: HistogramPart, flagged = includeFlagged) =>
+  `if(${flagged} = 1, arrayConcat(${column}_unflagged_${suffix}, ${column}_flagged_${suffix}), ${column}_unflagged_${suffix})`
+
 /**
  * The histogram of one metric's values merged over the rows of a group (sumMap: a tuple of sorted
  * buckets and their counts): unflagged values, and the flagged ones too when $include_flagged says 1.
@@ -21,8 +30,7 @@ const includeFlagged = `\${${includeFlaggedVariable}:raw}`
  * `flagged`: the variable, or a fixed 0 / 1 where there is none.
  */
 export function mergedHistogram(column: string, condition?: string, flagged = includeFlagged): string {
-  const part = (suffix: string) =>
-    `if(${flagged} = 1, arrayConcat(${column}_unflagged_${suffix}, ${column}_flagged_${suffix}), ${column}_unflagged_${suffix})`
+  const part = (suffix: HistogramPart) => histogramArrays(column, suffix, flagged)
   return condition === undefined
     ? `sumMap(${part('buckets')}, ${part('bucket_counts')})`
     : `sumMapIf(${part('buckets')}, ${part('bucket_counts')}, ${condition})`
