@@ -1,13 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
 import { parsePriceCsv } from '../../services/core/pricing/price-csv.ts'
 import { addPrices } from '../../services/core/pricing/price-store.ts'
-import { database, fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { database, generatedClickHouse } from './generated-clickhouse.ts'
 import {
   alertRuleQueries,
   clickhousePanelQueries,
@@ -35,12 +33,20 @@ interface Result {
 const numeric = (column: Column) => /^(Nullable\()?(U?Int\d+|Float\d+|Decimal)/.test(column.type)
 const textual = (column: Column) => /^(LowCardinality\()?(Nullable\()?(String|FixedString)/.test(column.type)
 
-const dataDir = mkdtempSync(join(tmpdir(), 'va-observability-ch-'))
-let client: ClickHouseClient
-let generated: GeneratedData
+const fixture = generatedClickHouse(
+  'observability-ch',
+  { count: 2000, hours: 6, redelivered: 50, seed: 6, flaggedEvery: 10 },
+  // The example prices (Vonage left unpriced on purpose), so cost queries have costs to show.
+  (client) =>
+    addPrices(
+      client,
+      database,
+      parsePriceCsv(readFileSync(join(repoRoot, 'docs/prices.example.csv'), 'utf8')),
+    ),
+)
 
 async function run(query: string): Promise<Result> {
-  const result = await client.query({ query, format: 'JSON' })
+  const result = await fixture.client.query({ query, format: 'JSON' })
   return result.json<Record<string, unknown>>() as unknown as Promise<Result>
 }
 
@@ -63,7 +69,12 @@ function contextFor(
   const variables = Object.fromEntries(
     variableNames(dashboard).map((name) => [name, selections[name] ?? defaults.get(name) ?? '$__all']),
   )
-  return { from: generated.from, to: generated.now, intervalSeconds: 300, variables } as MacroContext
+  return {
+    from: fixture.generated.from,
+    to: fixture.generated.now,
+    intervalSeconds: 300,
+    variables,
+  } as MacroContext
 }
 
 /** What a panel of this type needs from its query's result. */
@@ -94,32 +105,6 @@ function checkShape(where: string, panelType: string, format: number, result: Re
         /^(\d+(\.\d+)?|\+Inf)$/,
       )
 }
-
-beforeAll(async () => {
-  client = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  generated = await fillWithGeneratedConversations(client, {
-    count: 2000,
-    hours: 6,
-    redelivered: 50,
-    seed: 6,
-    flaggedEvery: 10,
-  })
-  // The example prices (Vonage left unpriced on purpose), so cost queries have costs to show.
-  await addPrices(
-    client,
-    database,
-    parsePriceCsv(readFileSync(join(repoRoot, 'docs/prices.example.csv'), 'utf8')),
-  )
-})
-
-afterAll(async () => {
-  await client?.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
 
 const clickhouseDashboards = provisionedDashboards().filter(
   (dashboard) => clickhousePanelQueries(dashboard).length > 0,
@@ -205,15 +190,15 @@ describe('ClickHouse queries of the provisioned dashboards', () => {
       expandPanelSql(query.rawSql, context, await variableOptions(dashboard, context)),
     )
     const [raw] = (await run('SELECT count() AS rows FROM voice_analytics.conversations')).data
-    expect(Number(raw!.rows)).toBeGreaterThan(generated.conversations) // the duplicates are really there
-    expect(Number(data[0]!.conversations)).toBe(generated.conversations)
+    expect(Number(raw!.rows)).toBeGreaterThan(fixture.generated.conversations) // the duplicates are really there
+    expect(Number(data[0]!.conversations)).toBe(fixture.generated.conversations)
   })
 })
 
 /** The window a Grafana alert rule evaluates, ending at the generated data's `now`. */
 const windowOf = (rule: { from: number; to: number }): MacroContext => ({
-  from: new Date(generated.now.getTime() - rule.from * 1000),
-  to: new Date(generated.now.getTime() - rule.to * 1000),
+  from: new Date(fixture.generated.now.getTime() - rule.from * 1000),
+  to: new Date(fixture.generated.now.getTime() - rule.to * 1000),
   intervalSeconds: 60,
   variables: {},
 })
@@ -224,7 +209,7 @@ describe('the flagged-values switch of the ClickHouse dashboards (include_flagge
     contextFor(dashboard, { include_flagged: [value] })
 
   it('each dashboard offers it, excluded by default, and every latency query honours it', () => {
-    expect(generated.flagged, 'conversations with flagged items').toBeGreaterThan(10)
+    expect(fixture.generated.flagged, 'conversations with flagged items').toBeGreaterThan(10)
     for (const dashboard of clickhouseDashboards) {
       expect(customVariables(dashboard), dashboard.file).toContainEqual({
         name: 'include_flagged',
@@ -257,8 +242,8 @@ describe('the flagged-values switch of the ClickHouse dashboards (include_flagge
     const rows = async (title: string, value: string) => {
       const context = {
         ...withSwitch(dashboard, value),
-        from: new Date(generated.from.getTime() - 3600_000),
-        to: new Date(generated.now.getTime() + 3600_000),
+        from: new Date(fixture.generated.from.getTime() - 3600_000),
+        to: new Date(fixture.generated.now.getTime() + 3600_000),
       }
       return (
         await run(expandPanelSql(panel(title).rawSql, context, await variableOptions(dashboard, context)))

@@ -1,4 +1,8 @@
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
@@ -80,4 +84,31 @@ export async function fillWithGeneratedConversations(
     await insertRowsAndHourRollup(client, database, rows, `generated-${settings.seed}-${start}`)
   }
   return { now, from, conversations: events.length, redelivered: settings.redelivered, flagged }
+}
+
+/**
+ * An embedded engine in a directory of its own, filled in beforeAll (`client` and `generated` are set
+ * once it ran; `prepare` adds what a test needs beside the conversations), closed and removed in afterAll.
+ */
+export function generatedClickHouse(
+  prefix: string,
+  settings: GenerateSettings,
+  prepare?: (client: ClickHouseClient) => Promise<unknown>,
+): { client: ClickHouseClient; generated: GeneratedData } {
+  const dataDir = mkdtempSync(join(tmpdir(), `va-${prefix}-`))
+  const fixture = {} as { client: ClickHouseClient; generated: GeneratedData }
+  beforeAll(async () => {
+    fixture.client = createClickHouse({
+      CLICKHOUSE_DATA_DIR: dataDir,
+      CLICKHOUSE_USER: 'default',
+      CLICKHOUSE_PASSWORD: '',
+    })
+    fixture.generated = await fillWithGeneratedConversations(fixture.client, settings)
+    await prepare?.(fixture.client)
+  })
+  afterAll(async () => {
+    await fixture.client?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return fixture
 }

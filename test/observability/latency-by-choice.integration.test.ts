@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expandPanelSql, type MacroContext } from '../../dashboards/src/grafana-macros.ts'
 import {
   conversationLatencyGroups,
@@ -10,8 +7,7 @@ import {
 } from '../../dashboards/src/latency-by-choice.ts'
 import { histogramQuantile, mergedHistogram } from '../../dashboards/src/latency-histogram.ts'
 import { sql } from '../../dashboards/src/panel-sql.ts'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { database, fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { database, generatedClickHouse } from './generated-clickhouse.ts'
 import { clickhousePanelQueries, provisionedDashboards } from './provisioned-queries.ts'
 
 // The latency-by-choice panels merge their histograms in two steps (conversationLatencyGroups: per
@@ -21,34 +17,18 @@ import { clickhousePanelQueries, provisionedDashboards } from './provisioned-que
 // aggregates, a key split by a condition (test vs production), time series at two intervals — with
 // flagged values left out and taken in, on conversations written by the worker's insert (some
 // delivered twice, some without turns: rooms that failed before anyone spoke).
-const dataDir = mkdtempSync(join(tmpdir(), 'va-latency-by-choice-'))
-let client: ClickHouseClient
-let generated: GeneratedData
+const fixture = generatedClickHouse('latency-by-choice', {
+  count: 1200,
+  hours: 6,
+  redelivered: 50,
+  seed: 31,
+  flaggedEvery: 7,
+})
 
 async function rows(query: string): Promise<unknown[][]> {
-  const result = await client.query({ query, format: 'JSONCompact' })
+  const result = await fixture.client.query({ query, format: 'JSONCompact' })
   return ((await result.json()) as { data: unknown[][] }).data
 }
-
-beforeAll(async () => {
-  client = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  generated = await fillWithGeneratedConversations(client, {
-    count: 1200,
-    hours: 6,
-    redelivered: 50,
-    seed: 31,
-    flaggedEvery: 7,
-  })
-})
-
-afterAll(async () => {
-  await client?.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
 
 /** The one-step form: every conversation's row merged by one sumMap (what the panels read before). */
 function oneStep(
@@ -186,8 +166,8 @@ describe('latency and failures by choice, merged in two steps', () => {
     for (const intervalSeconds of [300, 3600])
       for (const flagged of ['0', '1']) {
         const context: MacroContext = {
-          from: generated.from,
-          to: generated.now,
+          from: fixture.generated.from,
+          to: fixture.generated.now,
           intervalSeconds,
           variables: { include_flagged: [flagged] },
         }

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expandPanelSql, type MacroContext } from '../../dashboards/src/grafana-macros.ts'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { database, fillWithGeneratedConversations, type GeneratedData } from './generated-clickhouse.ts'
+import { database, generatedClickHouse } from './generated-clickhouse.ts'
 import {
   clickhousePanelQueries,
   clickhouseVariableQueries,
@@ -18,36 +14,20 @@ import {
 // left out and taken in — on conversations written by the worker's insert (which recomputes the
 // hours it touches), some delivered twice. The reference is the same SQL with the hour rollup
 // turned off (its condition, which is `(1=1) AND (1=1)` with no campaign or provider chosen).
-const dataDir = mkdtempSync(join(tmpdir(), 'va-latency-rollup-rows-'))
-let client: ClickHouseClient
-let generated: GeneratedData
-
 const hourRollupOn = '(1=1) AND (1=1)'
 
+const fixture = generatedClickHouse('latency-rollup-rows', {
+  count: 1500,
+  hours: 7,
+  redelivered: 60,
+  seed: 23,
+  flaggedEvery: 9,
+})
+
 async function rows(query: string): Promise<unknown[][]> {
-  const result = await client.query({ query, format: 'JSONCompact' })
+  const result = await fixture.client.query({ query, format: 'JSONCompact' })
   return ((await result.json()) as { data: unknown[][] }).data
 }
-
-beforeAll(async () => {
-  client = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  generated = await fillWithGeneratedConversations(client, {
-    count: 1500,
-    hours: 7,
-    redelivered: 60,
-    seed: 23,
-    flaggedEvery: 9,
-  })
-})
-
-afterAll(async () => {
-  await client?.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
 
 describe('panels over the hour rollup', () => {
   const dashboard = provisionedDashboards().find(
@@ -76,11 +56,11 @@ describe('panels over the hour rollup', () => {
     const minute = 60_000
     const windows = [
       // 5 h 23 min starting 17 minutes into an hour: whole hours inside, partial ones at both ends.
-      { from: generated.from.getTime() + 17 * minute + 31_000, hours: 5.39, interval: 3600 },
-      { from: generated.from.getTime() + 17 * minute + 31_000, hours: 5.39, interval: 60 },
+      { from: fixture.generated.from.getTime() + 17 * minute + 31_000, hours: 5.39, interval: 3600 },
+      { from: fixture.generated.from.getTime() + 17 * minute + 31_000, hours: 5.39, interval: 60 },
       // The whole data, an hour wider on both sides; and 40 minutes (no whole hour).
-      { from: generated.from.getTime() - 60 * minute, hours: 9, interval: 3600 },
-      { from: generated.from.getTime() + 100 * minute, hours: 0.67, interval: 3600 },
+      { from: fixture.generated.from.getTime() - 60 * minute, hours: 9, interval: 3600 },
+      { from: fixture.generated.from.getTime() + 100 * minute, hours: 0.67, interval: 3600 },
     ]
     let compared = 0
     for (const window of windows)
