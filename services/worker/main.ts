@@ -12,10 +12,12 @@ import { startWorker } from './worker.ts'
  * large machine; 2 x 16 MB costs no CPU per conversation there and 60-70 MB less resident memory.
  * A 1.5 GiB old generation (default: a quarter of the machine's memory) makes V8 let it grow ~1.8x
  * what survives a mark-compact instead of up to 4x (as for the ingress): ~50 MB survive, so the heap
- * peaks ~100 MB lower, and the Buffers that wait for a mark-compact go sooner; -120 to -170 MB peak RSS
- * draining a backlog for ~5 % more CPU per conversation (bench/results/worker.md, "Worker peak RSS
- * against the Kafka engine"). Only the command line sets them: package.json (start:worker) and
- * compose pass these (worker-node-flags test), and the benches start the worker with them.
+ * peaks ~100 MB lower, and the Buffers that wait for a mark-compact go sooner: -130 to -170 MB peak
+ * RSS draining a backlog, more mark-compacts (with workerEnvironment: -180 MB, ~8 % more CPU per
+ * conversation; bench/results/worker.md, "Worker peak RSS against the Kafka engine"). Only the
+ * command line sets them: package.json (start:worker) and compose pass these (worker-node-flags
+ * test); the dev pipeline, which runs the worker in the ingress's process, passes the ingress's
+ * (the same old generation); the benches start the worker as start:worker does.
  */
 export const workerNodeFlags = ['--max-semi-space-size=16', '--max-old-space-size=1536']
 /**
