@@ -24,5 +24,5 @@ USER node
 EXPOSE 8080 9464
 ENTRYPOINT ["node"]
 # The ingress as every start path runs it (ingressNodeFlags, services/ingress/main.ts): peak RSS under load.
-# MALLOC_ARENA_MAX=2 is the ingress's alone, so compose sets it on that service, not the image.
+# MALLOC_ARENA_MAX=2 (and the worker's JE_MALLOC_CONF) are set by compose on each service, not the image.
 CMD ["--max-semi-space-size=8", "--max-old-space-size=1536", "services/ingress/main.ts"]

@@ -34,6 +34,31 @@ export function startService(
   }
 }
 
+/**
+ * What a package.json start script sets before the script runs: the environment assignments in
+ * front of `node` (NAME=value) and node's own flags (--x), e.g. `MALLOC_ARENA_MAX=2 node
+ * --max-semi-space-size=16 services/worker/main.ts` -> { MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=16'].
+ * Words after the script are its arguments, not node's.
+ */
+export function startScriptParts(line: string): { environment: Record<string, string>; nodeFlags: string[] } {
+  const words = line.trim().split(/\s+/).filter(Boolean)
+  const nodeAt = words.indexOf('node')
+  if (nodeAt < 0) return { environment: {}, nodeFlags: [] }
+  const environment: Record<string, string> = {}
+  for (const word of words.slice(0, nodeAt)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word)
+    if (!match)
+      throw new Error(`not an environment assignment before node: ${word} in ${JSON.stringify(line)}`)
+    environment[match[1]!] = match[2]!
+  }
+  const nodeFlags: string[] = []
+  for (const word of words.slice(nodeAt + 1)) {
+    if (!word.startsWith('-')) break
+    nodeFlags.push(word)
+  }
+  return { environment, nodeFlags }
+}
+
 /** Peak resident set size (VmHWM) of a live process, in MB. */
 export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')

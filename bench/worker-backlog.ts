@@ -10,7 +10,7 @@ import { createLogger } from '../services/core/logger.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { messageBytes } from './bench-conversations.ts'
-import { peakRssMb, startService } from './bench-process.ts'
+import { peakRssMb, type ServiceProcess, startScriptParts, startService } from './bench-process.ts'
 import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
 
 // A backlog of generated conversations in a throwaway topic, and one worker process draining it
@@ -180,13 +180,32 @@ export function reportProblems(what: string, output: string[]): void {
 }
 
 /**
- * The node flags a checkout starts its worker with (its package.json's start:worker), so that a
- * bench runs each checkout's worker as `npm run start:worker` would.
+ * The environment and node flags a checkout starts its worker with (its package.json's start:worker),
+ * so that a bench runs each checkout's worker as `npm run start:worker` would.
  */
-export function startWorkerNodeFlags(workerMain: string): string[] {
+export function startWorkerCommand(workerMain: string): ReturnType<typeof startScriptParts> {
   const packageJson = resolve(dirname(workerMain), '../../package.json')
-  const line: string = JSON.parse(readFileSync(packageJson, 'utf8')).scripts?.['start:worker'] ?? ''
-  return line.split(/\s+/).filter((word) => word.startsWith('--'))
+  return startScriptParts(JSON.parse(readFileSync(packageJson, 'utf8')).scripts?.['start:worker'] ?? '')
+}
+
+/** The node flags of start:worker (startWorkerCommand). */
+export const startWorkerNodeFlags = (workerMain: string): string[] => startWorkerCommand(workerMain).nodeFlags
+
+/**
+ * A worker process of `workerMain`'s checkout, started as its start:worker starts it (environment
+ * and node flags), with the bench's settings; `extra` adds flags and environment (A/B variants).
+ */
+export function startBenchWorker(
+  workerMain: string,
+  topic: string,
+  dataDir: string,
+  extra: { nodeFlags?: string[]; env?: Record<string, string> } = {},
+): ServiceProcess {
+  const { environment, nodeFlags } = startWorkerCommand(workerMain)
+  return startService(workerMain, { ...environment, ...benchWorkerEnv(topic, dataDir), ...extra.env }, [
+    ...nodeFlags,
+    ...(extra.nodeFlags ?? []),
+  ])
 }
 
 /** A fresh worker (`workerMain`, a temp data directory, a fresh group) drains `total` messages of `topic`. */
@@ -198,13 +217,12 @@ export async function measureBacklogDrain(options: {
   nodeFlags?: string[]
   /** Where to write the worker's output (e.g. --trace-gc lines), if anywhere. */
   outputFile?: string
+  /** Environment added to the worker's (e.g. MALLOC_ARENA_MAX for an A/B). */
+  env?: Record<string, string>
 }) {
   const { topic, total, workerMain } = options
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-worker-'))
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir), [
-    ...startWorkerNodeFlags(workerMain),
-    ...(options.nodeFlags ?? []),
-  ])
+  const service = startBenchWorker(workerMain, topic, dataDir, options)
   try {
     const url = await metricsUrlOf(service.output)
     let firstAt = 0

@@ -8,7 +8,6 @@ import { conversationPool } from './bench-conversations.ts'
 import { machineLine, peakRssMb, startService } from './bench-process.ts'
 import {
   benchKafkaAndCodec,
-  benchWorkerEnv,
   createBacklogTopic,
   deleteBacklogTopic,
   fillBacklog,
@@ -16,7 +15,7 @@ import {
   metricSum,
   metricsUrlOf,
   publishAtRate,
-  startWorkerNodeFlags,
+  startBenchWorker,
   storedFreshness,
 } from './worker-backlog.ts'
 
@@ -128,7 +127,7 @@ const measureWorker = (topic: string) => measureBacklogDrain({ topic, total, wor
 
 async function measureFreshness(topic: string, rate: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-bench-fresh-'))
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir), startWorkerNodeFlags(workerMain))
+  const service = startBenchWorker(workerMain, topic, dataDir)
   const count = Math.round(rate * freshnessSeconds)
   try {
     const url = await metricsUrlOf(service.output)

@@ -8,7 +8,7 @@ import { loadConfig } from '../services/core/env.ts'
 import { piiRedactions } from '../services/core/privacy/pii/pii-settings.ts'
 import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
 import { ingressEnvironment, ingressEnvironmentPrefix, ingressNodeFlags } from '../services/ingress/main.ts'
-import { workerNodeFlags } from '../services/worker/main.ts'
+import { workerEnvironment, workerNodeFlags } from '../services/worker/main.ts'
 
 // No Docker engine on the build machines: docker-compose.yml, the Dockerfile and the provisioning
 // files are linted here instead of run.
@@ -294,7 +294,10 @@ describe('docker-compose.yml', () => {
       `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/ingress/main.ts`,
     )
     expect(environmentOf(compose.services.ingress!)).toMatchObject(ingressEnvironment)
-    expect(compose.services.worker!.command).toEqual([...workerNodeFlags, 'services/worker/main.ts'])
+    for (const name of ['worker', 'worker-cluster']) {
+      expect(compose.services[name]!.command).toEqual([...workerNodeFlags, 'services/worker/main.ts'])
+      expect(environmentOf(compose.services[name]!)).toMatchObject(workerEnvironment)
+    }
   })
 
   it('gives the ingress and the worker every setting of .env.example whose default does not fit a container', () => {

@@ -8,6 +8,7 @@ import {
   deleteBacklogTopic,
   fillBacklog,
   measureBacklogDrain,
+  startWorkerCommand,
   startWorkerNodeFlags,
 } from '../worker-backlog.ts'
 
@@ -18,17 +19,34 @@ import {
 // data directory, a fresh group). Prints process CPU per conversation (the drain alone, its main JS
 // thread apart, and the whole process with start-up), conversations/s, peak RSS and the load average. BENCH_ROUNDS (1).
 // Each worker runs with the node flags of its checkout's `start:worker`; BENCH_A_NODE_FLAGS /
-// BENCH_B_NODE_FLAGS add to them (space-separated, e.g. "--trace-gc"); BENCH_OUTPUT_DIR: each run's worker output goes there (run-N-A.log).
+// BENCH_B_NODE_FLAGS add to them (space-separated, e.g. "--trace-gc"); BENCH_A_ENV / BENCH_B_ENV add
+// environment (space-separated NAME=value, e.g. "MALLOC_ARENA_MAX=2"); BENCH_OUTPUT_DIR: each run's worker output goes there (run-N-A.log).
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 12_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
 const dirs = abCheckouts()
 type Code = keyof typeof dirs
 const nodeFlags = (code: Code) => (process.env[`BENCH_${code}_NODE_FLAGS`] ?? '').split(' ').filter(Boolean)
+const extraEnv = (code: Code): Record<string, string> =>
+  Object.fromEntries(
+    (process.env[`BENCH_${code}_ENV`] ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
 /** Each side's worker runs with its checkout's start:worker flags, then these. */
 const workerFlags = (code: Code) => [
   ...startWorkerNodeFlags(`${dirs[code]}/services/worker/main.ts`),
   ...nodeFlags(code),
 ]
+/** Each side's environment and flags, as its worker gets them. */
+const describe = (code: Code) =>
+  Object.entries({
+    ...startWorkerCommand(`${dirs[code]}/services/worker/main.ts`).environment,
+    ...extraEnv(code),
+  })
+    .map(([name, value]) => `${name}=${value}`)
+    .concat(workerFlags(code))
+    .join(' ')
 const outputDir = process.env.BENCH_OUTPUT_DIR
 let runNumber = 0
 
@@ -40,7 +58,7 @@ try {
   const filled = await fillBacklog({ kafka, codec, conversation: pool.event, topic, count: total })
   console.log(
     `${total} conversations (~${pool.itemsPerConversation.toFixed(1)} items, ${filled.avroKb.toFixed(1)} KB Avro); ` +
-      `A = ${dirs.A} ${workerFlags('A').join(' ')}, B = ${dirs.B} ${workerFlags('B').join(' ')}`,
+      `A = ${dirs.A} ${describe('A')}, B = ${dirs.B} ${describe('B')}`,
   )
   console.log(
     '| run | ms CPU / conversation (drain) | of it the main JS thread | whole process | conversations/s | peak RSS MB | load at start / end |',
@@ -54,6 +72,7 @@ try {
         total,
         workerMain: `${dirs[code]}/services/worker/main.ts`,
         nodeFlags: nodeFlags(code),
+        env: extraEnv(code),
         outputFile: outputDir ? `${outputDir}/run-${++runNumber}-${code}.log` : undefined,
       })
       console.log(

@@ -3,17 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { conversationPool } from '../bench-conversations.ts'
-import { abCheckouts, peakRssMb, startService } from '../bench-process.ts'
+import { abCheckouts, peakRssMb } from '../bench-process.ts'
 import { cpuSeconds } from '../process-cpu.ts'
 import {
   benchKafkaAndCodec,
-  benchWorkerEnv,
   createBacklogTopic,
   deleteBacklogTopic,
   metricSum,
   metricsUrlOf,
   publishAtRate,
-  startWorkerNodeFlags,
+  startBenchWorker,
   storedFreshness,
 } from '../worker-backlog.ts'
 
@@ -39,7 +38,7 @@ await createBacklogTopic(kafka, topic)
 const workers = (['A', 'B'] as Code[]).map((code) => {
   const dataDir = mkdtempSync(join(tmpdir(), `va-bench-fresh-ab-${code}-`))
   const workerMain = `${dirs[code]}/services/worker/main.ts`
-  const service = startService(workerMain, benchWorkerEnv(topic, dataDir), startWorkerNodeFlags(workerMain))
+  const service = startBenchWorker(workerMain, topic, dataDir)
   return { code, dataDir, service }
 })
 try {

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ingressEnvironmentPrefix, ingressNodeFlags } from './main.ts'
+import { workerEnvironment } from '../worker/main.ts'
+import { ingressEnvironment, ingressNodeFlags } from './main.ts'
 
 // The ingress's V8 flags (a smaller young generation, less resident memory under load) cannot be
 // set from code once the heap exists (v8.setFlagsFromString of --max-semi-space-size halves the
@@ -9,13 +10,17 @@ import { ingressEnvironmentPrefix, ingressNodeFlags } from './main.ts'
 // the command line: npm start:ingress and compose (test/docker-compose.unit.test.ts), and the dev
 // pipeline, which runs the ingress in its process. Likewise glibc's malloc settings
 // (ingressEnvironment), read before any code runs.
+// The dev pipeline runs the worker in the same process: its allocator settings too.
+const devEnvironmentPrefix = Object.entries({ ...ingressEnvironment, ...workerEnvironment })
+  .map(([name, value]) => `${name}=${value}`)
+  .join(' ')
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 
 describe('the ingress is started with its node flags and malloc settings on every path', () => {
   it('npm run dev passes them', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
     expect(scripts.dev).toBe(
-      `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts`,
+      `${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts`,
     )
   })
   it('./run dev passes them', () => {
@@ -24,7 +29,7 @@ describe('the ingress is started with its node flags and malloc settings on ever
       .filter((line) => line.includes('services/dev/main.ts') && line.includes(' node '))
     expect(lines).toHaveLength(1)
     expect(lines[0]!.trim()).toBe(
-      `${ingressEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts &`,
+      `${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts &`,
     )
   })
 
