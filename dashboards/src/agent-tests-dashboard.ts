@@ -2,7 +2,7 @@ import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/da
 import { filters, variables } from './clickhouse-variables.ts'
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
-  conversationLatencyGroups,
+  conversationLatencyFrom,
   perTestRunTable,
   turnsHistogram,
   turnsQuantileMs,
@@ -126,14 +126,12 @@ export function agentTestsDashboard() {
         [
           timeseriesSql(`
           SELECT
-            time,
+            $__timeInterval(event_time) AS time,
             ${turnsQuantileMs(0.5)} AS p50,
             ${turnsQuantileMs(0.9)} AS p90,
             ${turnsQuantileMs(0.95)} AS p95
-          FROM ${conversationLatencyGroups(
-            `${filters.testResults} AND conversation.test_run_id IS NOT NULL`,
-            ['$__timeInterval(event_time) AS time'],
-          )}
+          FROM ${conversationLatencyFrom(filters.testResults)}
+            AND conversation.test_run_id IS NOT NULL
           GROUP BY time
           HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time`),

@@ -9,7 +9,7 @@ import {
 } from './cost-panel-sql.ts'
 import { continuationMark, tableSql, timeseriesSql } from './grafana-queries.ts'
 import {
-  conversationLatencyGroups,
+  conversationLatencyFrom,
   perCampaignTable,
   perTelecomProviderTable,
   turnsHistogram,
@@ -157,13 +157,10 @@ export function campaignsDashboard() {
         [
           timeseriesSql(`
           SELECT
-            time,
-            campaign,
+            $__timeInterval(event_time) AS time,
+            ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign,
             ${turnsQuantileMs(0.9)} AS p90
-          FROM ${conversationLatencyGroups(campaignCalls, [
-            '$__timeInterval(event_time) AS time',
-            'ifNull(conversation.campaign_name, conversation.campaign_id) AS campaign',
-          ])}
+          FROM ${conversationLatencyFrom(campaignCalls)}
           GROUP BY time, campaign
           HAVING ${histogramCount(turnsHistogram())} > 0
           ORDER BY time, campaign`),

@@ -1,5 +1,5 @@
 import { continuationMark, database, tableSql, timeseriesSql } from './grafana-queries.ts'
-import { histogramArrays, histogramCount, histogramQuantile } from './latency-histogram.ts'
+import { histogramArrays, histogramCount, histogramQuantile, mergedHistogram } from './latency-histogram.ts'
 import { table, timeseries } from './panels.ts'
 
 // Latency and failures by what the user can change: the campaign, the telecom provider, the test
@@ -16,10 +16,12 @@ import { table, timeseries } from './panels.ts'
 // conversation still counts). Percentiles come from the merged histograms, within 1 % of the exact
 // ones (latency-histogram.ts). Every dashboard that uses this has the $include_flagged variable.
 //
-// The histograms are merged in two steps (#23): the conversations' buckets are array-joined and
-// summed per group and bucket, and only those few rows go through sumMap. sumMap over one row per
-// conversation merged a map per row and took 3.1-3.3 s over the 3,000,000 conversations of a month
-// (bench/results/queries.md); the same answers come from the grouped rows in about two thirds of it.
+// The tables merge their histograms in two steps (#23): the conversations' buckets are array-joined
+// and summed per group and bucket, and only those few rows go through sumMap, which merges a map per
+// row (over one row per conversation it took 3.1-3.3 s for the 3,000,000 conversations of a month).
+// The same answers come in about two thirds of the time. A series over time has a group per
+// interval: there the grouped rows are nearly as many as the array elements and the two steps took
+// twice as long (bench/results/queries.md), so the series read one row per conversation.
 
 /**
  * The conversations in range meeting `where` (the dashboard's filter on conversations columns, which
@@ -60,23 +62,36 @@ ${continuationMark}  GROUP BY ${[...names, 'bucket'].join(', ')})`
 }
 
 /** The end-to-end latency histogram of a group's turns (of its rows meeting `condition`), over conversationLatencyGroups. */
-export const turnsHistogram = (condition?: string) =>
+const groupedTurnsHistogram = (condition?: string) =>
   condition === undefined
     ? 'sumMap([bucket], [turns_in_bucket])'
     : `sumMapIf([bucket], [turns_in_bucket], ${condition})`
 
-/** A percentile of the turns' end-to-end latency, milliseconds (`condition`: of those conversations only). */
-export const turnsQuantileMs = (level: number, condition?: string) =>
-  `${histogramQuantile(level, turnsHistogram(condition))} * 1000`
+/**
+ * The conversations in range meeting `where`, one row each (the series over time read them so: per
+ * interval there are too few conversations for grouping by bucket first to pay, measured).
+ */
+export function conversationLatencyFrom(where: string): string {
+  return `${database}.conversation_latency AS conversation FINAL
+${continuationMark}WHERE $__timeFilter(event_time)
+${continuationMark}  AND ${where}`
+}
+
+/** The end-to-end latency histogram of the turns of a group's conversations, over conversationLatencyFrom. */
+export const turnsHistogram = () => mergedHistogram('e2e_latency')
+
+/** A percentile of the turns' end-to-end latency, milliseconds, over conversationLatencyFrom. */
+export const turnsQuantileMs = (level: number) => `${histogramQuantile(level, turnsHistogram())} * 1000`
 
 /** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns over conversationLatencyGroups. */
 export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
   const sum = (column: string) =>
     condition === undefined ? `sum(${column})` : `sumIf(${column}, ${condition})`
+  const histogram = groupedTurnsHistogram(condition)
   const quantile = (level: number) =>
-    `round(${turnsQuantileMs(level, condition)}) AS e2e_p${level * 100}_ms${suffix}`
+    `round(${histogramQuantile(level, histogram)} * 1000) AS e2e_p${level * 100}_ms${suffix}`
   return [
-    `${histogramCount(turnsHistogram(condition))} AS turns${suffix}`,
+    `${histogramCount(histogram)} AS turns${suffix}`,
     quantile(0.5),
     quantile(0.9),
     quantile(0.95),
@@ -186,15 +201,11 @@ export const testVersusProductionOverTime = (where: string) =>
     [
       timeseriesSql(`
         SELECT
-          time,
-          agent,
-          traffic,
+          $__timeInterval(event_time) AS time,
+          ifNull(conversation.agent_name, agent_id) AS agent,
+          if(conversation.is_test, 'test', 'production') AS traffic,
           ${turnsQuantileMs(0.9)} AS p90
-        FROM ${conversationLatencyGroups(where, [
-          '$__timeInterval(event_time) AS time',
-          'ifNull(conversation.agent_name, conversation.agent_id) AS agent',
-          "if(conversation.is_test, 'test', 'production') AS traffic",
-        ])}
+        FROM ${conversationLatencyFrom(where)}
         GROUP BY time, agent, traffic
         HAVING ${histogramCount(turnsHistogram())} > 0
         ORDER BY time, agent, traffic`),
