@@ -15,30 +15,56 @@ import { table, timeseries } from './panels.ts'
 // production). Turns of flagged items are left out unless $include_flagged says 1 (their
 // conversation still counts). Percentiles come from the merged histograms, within 1 % of the exact
 // ones (latency-histogram.ts). Every dashboard that uses this has the $include_flagged variable.
-//
-// The tables merge their histograms in two steps (#23): the conversations' buckets are array-joined
-// and summed per group and bucket, and only those few rows go through sumMap, which merges a map per
-// row (over one row per conversation it took 3.1-3.3 s for the 3,000,000 conversations of a month).
-// The same answers come in about two thirds of the time. A series over time has a group per
-// interval: there the grouped rows are nearly as many as the array elements and the two steps took
-// twice as long (bench/results/queries.md), so the series read one row per conversation.
+// `where` is the dashboard's filter on conversations columns (clickhouse-variables.ts), which the
+// rollup carries; the table is aliased `conversation`.
+export function conversationLatencyFrom(where: string): string {
+  return `${database}.conversation_latency AS conversation FINAL
+${continuationMark}WHERE $__timeFilter(event_time)
+${continuationMark}  AND ${where}`
+}
+
+/** The end-to-end latency histogram of the turns of a group's conversations (those meeting `condition`). */
+export const turnsHistogram = (condition?: string) => mergedHistogram('e2e_latency', condition)
+
+/** A percentile of the turns' end-to-end latency, milliseconds (`condition`: of those conversations only). */
+export const turnsQuantileMs = (level: number, condition?: string) =>
+  `${histogramQuantile(level, turnsHistogram(condition))} * 1000`
+
+/** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns. */
+export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
+  const ifSuffix = condition === undefined ? '' : 'If'
+  const failed = condition === undefined ? 'conversation.failed' : `conversation.failed AND ${condition}`
+  const conversations = `count${ifSuffix}(${condition ?? ''})`
+  const quantile = (level: number) =>
+    `round(${turnsQuantileMs(level, condition)}) AS e2e_p${level * 100}_ms${suffix}`
+  return [
+    `${histogramCount(turnsHistogram(condition))} AS turns${suffix}`,
+    quantile(0.5),
+    quantile(0.9),
+    quantile(0.95),
+    `${conversations} AS conversations${suffix}`,
+    `round(countIf(${failed}) / nullIf(${conversations}, 0), 4) AS failed_share${suffix}`,
+  ].join(`,\n${continuationMark}`)
+}
+
+// Grouped by bucket first (#23), where that is faster: the conversations' buckets array-joined and
+// summed per group and bucket, so that sumMap, which merges a map per row, sees a few rows per group
+// instead of one per conversation. Measured panel by panel at 3,000,000 conversations over 30 days
+// (bench/results/queries.md): the telecom provider table 2.6 -> 1.5 s (a few groups, a key outside
+// the sorting key); per campaign slower (1.4 -> 1.9-2.5 s: a String key copied onto every bucket),
+// per agent slower (3.1 -> 5.0 s: grouping by the sorting key's first column after FINAL), per test
+// run the same, the series over time twice as slow (a group per interval leaves nearly as many grouped
+// rows as buckets). So only the provider table reads them.
 
 /**
- * The conversations in range meeting `where` (the dashboard's filter on conversations columns, which
- * the rollup carries; the table is aliased `conversation`), one row per group and histogram bucket:
- * `keys` (`expression AS name`, grouped by name), `bucket` and `turns_in_bucket` (the group's turns in
- * it), and `conversations_counted` / `failed_counted`, the group's conversations counted once each (on
- * their first bucket, or their one row when they have no turns). Named apart from the columns the
- * query around names (turns, conversations), which ClickHouse would substitute inside the sums.
- * `extras` are more aggregates of the group (`any(conversation.campaign_name) AS names`), merged again
- * by the query around it, which groups by the keys' names and reads the columns below
- * (turnsHistogram, latencyAndFailureColumns).
+ * The conversations in range meeting `where`, one row per group and histogram bucket: `keys`
+ * (`expression AS name`, grouped by name), `bucket`, `turns_in_bucket` (the group's turns in it), and
+ * `conversations_counted` / `failed_counted`, the group's conversations counted once each (on their
+ * first bucket, or their one row when they have no turns). Named apart from the columns the query
+ * around names (turns, conversations), which ClickHouse would substitute inside its sums. The query
+ * around groups by the keys' names and reads groupedLatencyAndFailureColumns.
  */
-export function conversationLatencyGroups(
-  where: string,
-  keys: readonly string[],
-  extras: readonly string[] = [],
-): string {
+export function conversationLatencyGroups(where: string, keys: readonly string[]): string {
   const names = keys.map((key) => key.slice(key.lastIndexOf(' AS ') + 4))
   const columns = [
     ...keys,
@@ -46,7 +72,6 @@ export function conversationLatencyGroups(
     'sum(bucket_turns) AS turns_in_bucket',
     'countIf(position <= 1) AS conversations_counted',
     'countIf(position <= 1 AND conversation.failed) AS failed_counted',
-    ...extras,
   ]
   return `(
 ${continuationMark}  SELECT
@@ -61,42 +86,18 @@ ${continuationMark}    AND ${where}
 ${continuationMark}  GROUP BY ${[...names, 'bucket'].join(', ')})`
 }
 
-/** The end-to-end latency histogram of a group's turns (of its rows meeting `condition`), over conversationLatencyGroups. */
-const groupedTurnsHistogram = (condition?: string) =>
-  condition === undefined
-    ? 'sumMap([bucket], [turns_in_bucket])'
-    : `sumMapIf([bucket], [turns_in_bucket], ${condition})`
-
-/**
- * The conversations in range meeting `where`, one row each (the series over time read them so: per
- * interval there are too few conversations for grouping by bucket first to pay, measured).
- */
-export function conversationLatencyFrom(where: string): string {
-  return `${database}.conversation_latency AS conversation FINAL
-${continuationMark}WHERE $__timeFilter(event_time)
-${continuationMark}  AND ${where}`
-}
-
-/** The end-to-end latency histogram of the turns of a group's conversations, over conversationLatencyFrom. */
-export const turnsHistogram = () => mergedHistogram('e2e_latency')
-
-/** A percentile of the turns' end-to-end latency, milliseconds, over conversationLatencyFrom. */
-export const turnsQuantileMs = (level: number) => `${histogramQuantile(level, turnsHistogram())} * 1000`
-
-/** Turns, p50/p90/p95 of e2e_latency (ms), conversations and failed share, as SELECT columns over conversationLatencyGroups. */
-export const latencyAndFailureColumns = (suffix = '', condition?: string) => {
-  const sum = (column: string) =>
-    condition === undefined ? `sum(${column})` : `sumIf(${column}, ${condition})`
-  const histogram = groupedTurnsHistogram(condition)
+/** latencyAndFailureColumns over conversationLatencyGroups: the same columns, the same answers. */
+export const groupedLatencyAndFailureColumns = () => {
+  const histogram = 'sumMap([bucket], [turns_in_bucket])'
   const quantile = (level: number) =>
-    `round(${histogramQuantile(level, histogram)} * 1000) AS e2e_p${level * 100}_ms${suffix}`
+    `round(${histogramQuantile(level, histogram)} * 1000) AS e2e_p${level * 100}_ms`
   return [
-    `${histogramCount(histogram)} AS turns${suffix}`,
+    `${histogramCount(histogram)} AS turns`,
     quantile(0.5),
     quantile(0.9),
     quantile(0.95),
-    `${sum('conversations_counted')} AS conversations${suffix}`,
-    `round(${sum('failed_counted')} / nullIf(${sum('conversations_counted')}, 0), 4) AS failed_share${suffix}`,
+    'sum(conversations_counted) AS conversations',
+    'round(sum(failed_counted) / nullIf(sum(conversations_counted), 0), 4) AS failed_share',
   ].join(`,\n${continuationMark}`)
 }
 
@@ -112,14 +113,11 @@ export const perCampaignTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          ifNull(any(campaign_names), campaign_id) AS campaign,
+          ifNull(any(conversation.campaign_name), conversation.campaign_id) AS campaign,
           ${latencyAndFailureColumns()}
-        FROM ${conversationLatencyGroups(
-          `${where} AND conversation.campaign_id IS NOT NULL`,
-          ['conversation.campaign_id AS campaign_id'],
-          ['any(conversation.campaign_name) AS campaign_names'],
-        )}
-        GROUP BY campaign_id
+        FROM ${conversationLatencyFrom(where)}
+          AND conversation.campaign_id IS NOT NULL
+        GROUP BY conversation.campaign_id
         ORDER BY e2e_p90_ms DESC`),
     ],
     12,
@@ -135,7 +133,7 @@ export const perTelecomProviderTable = (where: string) =>
       tableSql(`
         SELECT
           telecom_provider,
-          ${latencyAndFailureColumns()}
+          ${groupedLatencyAndFailureColumns()}
         FROM ${conversationLatencyGroups(where, ["ifNull(conversation.telecom_provider, 'none') AS telecom_provider"])}
         GROUP BY telecom_provider
         ORDER BY e2e_p90_ms DESC`),
@@ -152,15 +150,12 @@ export const perTestRunTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          test_run_id,
-          min(first_event_time) AS started,
+          conversation.test_run_id AS test_run_id,
+          min(conversation.event_time) AS started,
           ${latencyAndFailureColumns()}
-        FROM ${conversationLatencyGroups(
-          `${where} AND conversation.test_run_id IS NOT NULL`,
-          ['conversation.test_run_id AS test_run_id'],
-          ['min(conversation.event_time) AS first_event_time'],
-        )}
-        GROUP BY test_run_id
+        FROM ${conversationLatencyFrom(where)}
+          AND conversation.test_run_id IS NOT NULL
+        GROUP BY conversation.test_run_id
         ORDER BY started DESC
         LIMIT 100`),
     ],
@@ -178,14 +173,10 @@ export const testVersusProductionTable = (where: string) =>
     [
       tableSql(`
         SELECT
-          ifNull(any(agent_names), agent_id) AS agent,
-          ${latencyAndFailureColumns('_production', 'NOT is_test')},
-          ${latencyAndFailureColumns('_test', 'is_test')}
-        FROM ${conversationLatencyGroups(
-          where,
-          ['conversation.agent_id AS agent_id', 'conversation.is_test AS is_test'],
-          ['any(conversation.agent_name) AS agent_names'],
-        )}
+          ifNull(any(conversation.agent_name), agent_id) AS agent,
+          ${latencyAndFailureColumns('_production', 'NOT conversation.is_test')},
+          ${latencyAndFailureColumns('_test', 'conversation.is_test')}
+        FROM ${conversationLatencyFrom(where)}
         GROUP BY agent_id
         ORDER BY agent`),
     ],
