@@ -20,7 +20,9 @@
 --  * timestamps: parseDateTime64BestEffortOrNull, not core/event/storable-timestamp.ts. A value the
 --    JS refuses (no zone, Feb 31, out of range, > 9 fraction digits) is a TransformError there (the
 --    message goes to the DLQ); here it is stored as NULL or read as UTC — silently.
---  * Float64 metrics: NaN/Infinity are stored; the JS refuses them (finiteNumber, DLQ).
+--  * Float64 metrics: NaN/Infinity are stored; the JS refuses them (finiteNumber, DLQ). Both store
+--    the measured values to Float32's precision (migration 0016): here toFloat32 at every read of
+--    one, which makes a magnitude beyond Float32's range infinite; the JS keeps such a value.
 --  * an empty data.session_id is stored; the JS refuses it.
 --  * test_results row: the JS writes one when test_eval_result is present; AvroConfluent reads a
 --    null record as a tuple of nulls, so here a test_eval_result whose fields are all null/empty
@@ -106,14 +108,14 @@ SELECT
     active AS active_agent_id,
     h.role AS role, h.content AS content, h.kind AS kind, h.id AS id,
     created AS created_at, h.interrupted AS interrupted,
-    h.transcript_confidence AS transcript_confidence,
+    toFloat64(toFloat32(h.transcript_confidence)) AS transcript_confidence,
     started AS started_speaking_at, stopped AS stopped_speaking_at,
-    h.metrics.transcription_delay AS transcription_delay,
-    h.metrics.end_of_turn_delay AS end_of_turn_delay,
-    h.metrics.on_user_turn_completed_delay AS on_user_turn_completed_delay,
-    h.metrics.llm_node_ttft AS llm_node_ttft,
-    h.metrics.tts_node_ttfb AS tts_node_ttfb,
-    h.metrics.e2e_latency AS e2e_latency,
+    toFloat64(toFloat32(h.metrics.transcription_delay)) AS transcription_delay,
+    toFloat64(toFloat32(h.metrics.end_of_turn_delay)) AS end_of_turn_delay,
+    toFloat64(toFloat32(h.metrics.on_user_turn_completed_delay)) AS on_user_turn_completed_delay,
+    toFloat64(toFloat32(h.metrics.llm_node_ttft)) AS llm_node_ttft,
+    toFloat64(toFloat32(h.metrics.tts_node_ttfb)) AS tts_node_ttfb,
+    toFloat64(toFloat32(h.metrics.e2e_latency)) AS e2e_latency,
     h.tool_name AS tool_name, h.tool_call_id AS tool_call_id,
     h.tool_arguments_json AS tool_arguments_json, h.tool_output AS tool_output,
     h.tool_is_error AS tool_is_error, h.handoff_to_agent_id AS handoff_to_agent_id,
@@ -155,11 +157,11 @@ ARRAY JOIN tool_rows AS t;
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.conversations_mv TO {database}.conversations AS
 WITH
     data.history AS history,
-    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> h.metrics.e2e_latency, history))) AS e2e,
-    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> h.metrics.llm_node_ttft, history))) AS ttft,
-    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> h.metrics.tts_node_ttfb, history))) AS ttfb,
-    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> h.metrics.transcription_delay, history))) AS transcription,
-    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> h.metrics.end_of_turn_delay, history))) AS end_of_turn
+    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> toFloat64(toFloat32(h.metrics.e2e_latency)), history))) AS e2e,
+    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> toFloat64(toFloat32(h.metrics.llm_node_ttft)), history))) AS ttft,
+    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> toFloat64(toFloat32(h.metrics.tts_node_ttfb)), history))) AS ttfb,
+    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> toFloat64(toFloat32(h.metrics.transcription_delay)), history))) AS transcription,
+    arrayMap(v -> assumeNotNull(v), arrayFilter(v -> v IS NOT NULL, arrayMap(h -> toFloat64(toFloat32(h.metrics.end_of_turn_delay)), history))) AS end_of_turn
 SELECT
     session_id, event_time, event_time_source, event, agent_id, agent_name,
     data.audio_url AS audio_url,
@@ -238,21 +240,21 @@ SELECT
     toDateTime(toStartOfMinute(coalesce(created, started, event_time)), 'UTC') AS minute,
     session_id,
     any(agent_name) AS agent_name, any(source) AS source, any(version) AS version, 0 AS is_deleted,
-    groupArrayIf(h.metrics.e2e_latency, empty(flags)) AS e2e_latency_unflagged,
-    groupArrayIf(h.metrics.llm_node_ttft, empty(flags)) AS llm_node_ttft_unflagged,
-    groupArrayIf(h.metrics.tts_node_ttfb, empty(flags)) AS tts_node_ttfb_unflagged,
-    groupArrayIf(h.metrics.transcription_delay, empty(flags)) AS transcription_delay_unflagged,
-    groupArrayIf(h.metrics.end_of_turn_delay, empty(flags)) AS end_of_turn_delay_unflagged,
-    groupArrayIf(h.metrics.e2e_latency, notEmpty(flags)) AS e2e_latency_flagged,
-    groupArrayIf(h.metrics.llm_node_ttft, notEmpty(flags)) AS llm_node_ttft_flagged,
-    groupArrayIf(h.metrics.tts_node_ttfb, notEmpty(flags)) AS tts_node_ttfb_flagged,
-    groupArrayIf(h.metrics.transcription_delay, notEmpty(flags)) AS transcription_delay_flagged,
-    groupArrayIf(h.metrics.end_of_turn_delay, notEmpty(flags)) AS end_of_turn_delay_flagged
+    groupArrayIf(toFloat64(toFloat32(h.metrics.e2e_latency)), empty(flags)) AS e2e_latency_unflagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.llm_node_ttft)), empty(flags)) AS llm_node_ttft_unflagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.tts_node_ttfb)), empty(flags)) AS tts_node_ttfb_unflagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.transcription_delay)), empty(flags)) AS transcription_delay_unflagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.end_of_turn_delay)), empty(flags)) AS end_of_turn_delay_unflagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.e2e_latency)), notEmpty(flags)) AS e2e_latency_flagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.llm_node_ttft)), notEmpty(flags)) AS llm_node_ttft_flagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.tts_node_ttfb)), notEmpty(flags)) AS tts_node_ttfb_flagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.transcription_delay)), notEmpty(flags)) AS transcription_delay_flagged,
+    groupArrayIf(toFloat64(toFloat32(h.metrics.end_of_turn_delay)), notEmpty(flags)) AS end_of_turn_delay_flagged
 FROM {database}.conversation_flat
 ARRAY JOIN data.history AS h, item_created_at AS created, item_started_at AS started,
     item_metric_flags AS flags
-WHERE h.metrics.e2e_latency IS NOT NULL OR h.metrics.llm_node_ttft IS NOT NULL OR h.metrics.tts_node_ttfb IS NOT NULL
-   OR h.metrics.transcription_delay IS NOT NULL OR h.metrics.end_of_turn_delay IS NOT NULL
+WHERE toFloat64(toFloat32(h.metrics.e2e_latency)) IS NOT NULL OR toFloat64(toFloat32(h.metrics.llm_node_ttft)) IS NOT NULL OR toFloat64(toFloat32(h.metrics.tts_node_ttfb)) IS NOT NULL
+   OR toFloat64(toFloat32(h.metrics.transcription_delay)) IS NOT NULL OR toFloat64(toFloat32(h.metrics.end_of_turn_delay)) IS NOT NULL
 GROUP BY session_id, minute;
 
 -- The per-conversation rollup's input (migration 0008): one row per conversation, what the
@@ -260,7 +262,7 @@ GROUP BY session_id, minute;
 -- conversation-rows.ts computes them) and its turns' end-to-end latencies, unflagged and flagged
 -- apart (no lambda captures an array: each pairs a history field with item_metric_flags).
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.conversation_latency_feed_mv TO {database}.conversation_latency_feed AS
-WITH arrayMap(h -> h.metrics.e2e_latency, data.history) AS e2e
+WITH arrayMap(h -> toFloat64(toFloat32(h.metrics.e2e_latency)), data.history) AS e2e
 SELECT
     agent_id, event_time, session_id, agent_name, source, version, 0 AS is_deleted,
     campaign_id, data.campaign_name AS campaign_name, data.telecom_provider AS telecom_provider,
@@ -308,7 +310,7 @@ WITH
     arrayMap((u, a) -> toUInt8(if(u, 2, if(a, 1, 0))), user_list, agent_list) AS message_role,
     arrayPopBack(arrayFill(r -> r != 0, arrayConcat([toUInt8(0)], message_role))) AS last_message_role,
     arrayPopBack(arrayFill((e, r) -> r != 0,
-        arrayConcat([CAST(NULL, 'Nullable(Float64)')], arrayMap(h -> h.metrics.end_of_turn_delay, history)),
+        arrayConcat([CAST(NULL, 'Nullable(Float64)')], arrayMap(h -> toFloat64(toFloat32(h.metrics.end_of_turn_delay)), history)),
         arrayConcat([toUInt8(0)], message_role))) AS last_message_end_of_turn,
     arrayMap((a, r) -> a AND r = 2, agent_list, last_message_role) AS answering_user,
     arrayMap((ans, e) -> if(ans, e, NULL), answering_user, last_message_end_of_turn) AS answered_end_of_turn,
@@ -317,14 +319,14 @@ WITH
         if(ifNull(s > e, 0), 'speaking_interval_reversed', ''),
         if(ifNull(s < span_start_ms - 1000, 0) OR ifNull(s > span_end_ms + 1000, 0)
            OR ifNull(e < span_start_ms - 1000, 0) OR ifNull(e > span_end_ms + 1000, 0), 'speaking_outside_conversation', ''),
-        if(ifNull(h.metrics.e2e_latency < 0, 0) OR ifNull(h.metrics.llm_node_ttft < 0, 0) OR ifNull(h.metrics.tts_node_ttfb < 0, 0) OR ifNull(h.metrics.transcription_delay < 0, 0) OR ifNull(h.metrics.end_of_turn_delay < 0, 0) OR ifNull(h.metrics.on_user_turn_completed_delay < 0, 0), 'negative_delay', ''),
-        if(ifNull(h.metrics.e2e_latency >= span_seconds, 0) OR ifNull(h.metrics.llm_node_ttft >= span_seconds, 0) OR ifNull(h.metrics.tts_node_ttfb >= span_seconds, 0) OR ifNull(h.metrics.transcription_delay >= span_seconds, 0) OR ifNull(h.metrics.end_of_turn_delay >= span_seconds, 0) OR ifNull(h.metrics.on_user_turn_completed_delay >= span_seconds, 0), 'delay_longer_than_conversation', ''),
+        if(ifNull(toFloat64(toFloat32(h.metrics.e2e_latency)) < 0, 0) OR ifNull(toFloat64(toFloat32(h.metrics.llm_node_ttft)) < 0, 0) OR ifNull(toFloat64(toFloat32(h.metrics.tts_node_ttfb)) < 0, 0) OR ifNull(toFloat64(toFloat32(h.metrics.transcription_delay)) < 0, 0) OR ifNull(toFloat64(toFloat32(h.metrics.end_of_turn_delay)) < 0, 0) OR ifNull(toFloat64(toFloat32(h.metrics.on_user_turn_completed_delay)) < 0, 0), 'negative_delay', ''),
+        if(ifNull(toFloat64(toFloat32(h.metrics.e2e_latency)) >= span_seconds, 0) OR ifNull(toFloat64(toFloat32(h.metrics.llm_node_ttft)) >= span_seconds, 0) OR ifNull(toFloat64(toFloat32(h.metrics.tts_node_ttfb)) >= span_seconds, 0) OR ifNull(toFloat64(toFloat32(h.metrics.transcription_delay)) >= span_seconds, 0) OR ifNull(toFloat64(toFloat32(h.metrics.end_of_turn_delay)) >= span_seconds, 0) OR ifNull(toFloat64(toFloat32(h.metrics.on_user_turn_completed_delay)) >= span_seconds, 0), 'delay_longer_than_conversation', ''),
         -- the known parts summed in order, an unknown one as 0 (x + 0 = x: the same sum as the JS)
-        if(h.metrics.e2e_latency IS NOT NULL AND (aeot IS NOT NULL OR h.metrics.llm_node_ttft IS NOT NULL OR h.metrics.tts_node_ttfb IS NOT NULL)
-           AND h.metrics.e2e_latency < ifNull(aeot, 0) + ifNull(h.metrics.llm_node_ttft, 0) + ifNull(h.metrics.tts_node_ttfb, 0) - 0.05,
+        if(toFloat64(toFloat32(h.metrics.e2e_latency)) IS NOT NULL AND (aeot IS NOT NULL OR toFloat64(toFloat32(h.metrics.llm_node_ttft)) IS NOT NULL OR toFloat64(toFloat32(h.metrics.tts_node_ttfb)) IS NOT NULL)
+           AND toFloat64(toFloat32(h.metrics.e2e_latency)) < ifNull(aeot, 0) + ifNull(toFloat64(toFloat32(h.metrics.llm_node_ttft)), 0) + ifNull(toFloat64(toFloat32(h.metrics.tts_node_ttfb)), 0) - 0.05,
            'e2e_below_parts', ''),
-        if(ans AND (h.metrics.e2e_latency IS NULL OR h.metrics.llm_node_ttft IS NULL OR h.metrics.tts_node_ttfb IS NULL), 'missing_agent_turn_metrics', ''),
-        if(u AND (h.metrics.transcription_delay IS NULL OR h.metrics.end_of_turn_delay IS NULL), 'missing_user_turn_metrics', '')
+        if(ans AND (toFloat64(toFloat32(h.metrics.e2e_latency)) IS NULL OR toFloat64(toFloat32(h.metrics.llm_node_ttft)) IS NULL OR toFloat64(toFloat32(h.metrics.tts_node_ttfb)) IS NULL), 'missing_agent_turn_metrics', ''),
+        if(u AND (toFloat64(toFloat32(h.metrics.transcription_delay)) IS NULL OR toFloat64(toFloat32(h.metrics.end_of_turn_delay)) IS NULL), 'missing_user_turn_metrics', '')
     ]), history, user_list, answering_user, answered_end_of_turn,
         arrayMap(t -> toUnixTimestamp64Milli(t), started_list), arrayMap(t -> toUnixTimestamp64Milli(t), stopped_list)) AS flags,
     -- tool-call-pairing.ts, exactly: an output answers the earliest call with its id before it that
