@@ -188,9 +188,6 @@ export function startWorkerCommand(workerMain: string): ReturnType<typeof startS
   return startScriptParts(JSON.parse(readFileSync(packageJson, 'utf8')).scripts?.['start:worker'] ?? '')
 }
 
-/** The node flags of start:worker (startWorkerCommand). */
-export const startWorkerNodeFlags = (workerMain: string): string[] => startWorkerCommand(workerMain).nodeFlags
-
 /**
  * A worker process of `workerMain`'s checkout, started as its start:worker starts it (environment
  * and node flags), with the bench's settings; `extra` adds flags and environment (A/B variants).

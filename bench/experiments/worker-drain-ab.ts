@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
+import { environmentPairs, environmentPrefix } from '../../services/core/shell-environment.ts'
 import { conversationPool } from '../bench-conversations.ts'
 import { abCheckouts } from '../bench-process.ts'
 import {
@@ -9,7 +10,6 @@ import {
   fillBacklog,
   measureBacklogDrain,
   startWorkerCommand,
-  startWorkerNodeFlags,
 } from '../worker-backlog.ts'
 
 // `node bench/experiments/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, default /work/main;
@@ -26,26 +26,14 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
 const dirs = abCheckouts()
 type Code = keyof typeof dirs
 const nodeFlags = (code: Code) => (process.env[`BENCH_${code}_NODE_FLAGS`] ?? '').split(' ').filter(Boolean)
-const extraEnv = (code: Code): Record<string, string> =>
-  Object.fromEntries(
-    (process.env[`BENCH_${code}_ENV`] ?? '')
-      .split(' ')
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  )
+const extraEnv = (code: Code) => environmentPairs(process.env[`BENCH_${code}_ENV`])
+const startCommand = (code: Code) => startWorkerCommand(`${dirs[code]}/services/worker/main.ts`)
 /** Each side's worker runs with its checkout's start:worker flags, then these. */
-const workerFlags = (code: Code) => [
-  ...startWorkerNodeFlags(`${dirs[code]}/services/worker/main.ts`),
-  ...nodeFlags(code),
-]
+const workerFlags = (code: Code) => [...startCommand(code).nodeFlags, ...nodeFlags(code)]
 /** Each side's environment and flags, as its worker gets them. */
 const describe = (code: Code) =>
-  Object.entries({
-    ...startWorkerCommand(`${dirs[code]}/services/worker/main.ts`).environment,
-    ...extraEnv(code),
-  })
-    .map(([name, value]) => `${name}=${value}`)
-    .concat(workerFlags(code))
+  [environmentPrefix({ ...startCommand(code).environment, ...extraEnv(code) }), ...workerFlags(code)]
+    .filter(Boolean)
     .join(' ')
 const outputDir = process.env.BENCH_OUTPUT_DIR
 let runNumber = 0

@@ -8,6 +8,7 @@ import {
   embeddedMergeTreeSettings,
 } from '../../services/core/clickhouse.ts'
 import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { environmentPairs } from '../../services/core/shell-environment.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
 import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
 import { storedKeys } from '../../services/worker/stored-conversations.ts'
@@ -31,15 +32,8 @@ import { freshTableRows } from '../bench-conversations.ts'
 // counters (system.events) and the process CPU per thread kind (/proc/self/task/*/stat).
 const conversations = Number(process.env.BENCH_CONVERSATIONS ?? 500)
 const writes = Number(process.env.BENCH_WRITES ?? 40)
-const list = (text: string | undefined) =>
-  Object.fromEntries(
-    (text ?? '')
-      .split(' ')
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  )
-const mergeTree = list(process.env.PROBE_MERGE_TREE)
-const server = list(process.env.PROBE_SERVER)
+const mergeTree = environmentPairs(process.env.PROBE_MERGE_TREE)
+const server = environmentPairs(process.env.PROBE_SERVER)
 const lookup = process.env.PROBE_LOOKUP === '1'
 const dataDir = mkdtempSync(join(tmpdir(), 'va-memprobe-'))
 const args = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean)

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { environmentPrefix } from '../core/shell-environment.ts'
 import { workerEnvironment } from '../worker/main.ts'
 import { ingressEnvironment, ingressNodeFlags } from './main.ts'
 
@@ -11,9 +12,7 @@ import { ingressEnvironment, ingressNodeFlags } from './main.ts'
 // pipeline, which runs the ingress in its process. Likewise glibc's malloc settings
 // (ingressEnvironment), read before any code runs.
 // The dev pipeline runs the worker in the same process: its allocator settings too.
-const devEnvironmentPrefix = Object.entries({ ...ingressEnvironment, ...workerEnvironment })
-  .map(([name, value]) => `${name}=${value}`)
-  .join(' ')
+const devEnvironmentPrefix = environmentPrefix({ ...ingressEnvironment, ...workerEnvironment })
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 
 describe('the ingress is started with its node flags and malloc settings on every path', () => {

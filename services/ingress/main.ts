@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../core/logger.ts'
 import { createMetricsRegistry } from '../core/metrics.ts'
 import { piiRedactions } from '../core/privacy/pii/pii-settings.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
+import { environmentPrefix } from '../core/shell-environment.ts'
 import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
 import { buildIngressApp } from './ingress-app.ts'
@@ -26,9 +27,7 @@ export const ingressNodeFlags = ['--max-semi-space-size=8', '--max-old-space-siz
  *  start path sets it in the environment, beside ingressNodeFlags (ingress-node-flags test). */
 export const ingressEnvironment = { MALLOC_ARENA_MAX: '2' }
 /** The same as a shell prefix, as package.json and ./run write it. */
-export const ingressEnvironmentPrefix = Object.entries(ingressEnvironment)
-  .map(([name, value]) => `${name}=${value}`)
-  .join(' ')
+export const ingressEnvironmentPrefix = environmentPrefix(ingressEnvironment)
 
 export interface RunningIngress {
   url: string

@@ -1,6 +1,7 @@
 import { loadConfig } from '../core/env.ts'
 import { createLogger } from '../core/logger.ts'
 import { runUntilSignal } from '../core/run-until-signal.ts'
+import { environmentPrefix } from '../core/shell-environment.ts'
 import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
 import { startWorker } from './worker.ts'
 
@@ -30,9 +31,7 @@ export const workerNodeFlags = ['--max-semi-space-size=16', '--max-old-space-siz
  */
 export const workerEnvironment = { MALLOC_ARENA_MAX: '2', JE_MALLOC_CONF: 'dirty_decay_ms:250' }
 /** The same as a shell prefix, as package.json writes it. */
-export const workerEnvironmentPrefix = Object.entries(workerEnvironment)
-  .map(([name, value]) => `${name}=${value}`)
-  .join(' ')
+export const workerEnvironmentPrefix = environmentPrefix(workerEnvironment)
 
 if (import.meta.main) {
   const logger = createLogger('worker')
