@@ -10,8 +10,8 @@ import {
 import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { environmentPairs } from '../../services/core/shell-environment.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
-import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
-import { storedKeys } from '../../services/worker/stored-conversations.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { storedKeys } from '../../services/worker/write/stored-conversations.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
 import { freshTableRows } from '../bench-conversations.ts'
 

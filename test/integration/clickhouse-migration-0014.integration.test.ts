@@ -4,7 +4,7 @@ import type { ConversationCompleteEvent } from '../../services/core/event/conver
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/clickhouse-insert.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { database, queryRows } from '../worker/worker-test-support.ts'

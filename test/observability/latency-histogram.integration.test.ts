@@ -10,7 +10,7 @@ import { loadMigrations, runMigrations } from '../../services/core/clickhouse-mi
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertRowsAndHourRollup } from '../../services/worker/clickhouse-insert.ts'
+import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'

@@ -1,4 +1,4 @@
-import { emptyTableRows, type TableRows, tableNames } from './table-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../table-rows.ts'
 
 // Conversations that `forget` erased are never stored again: a platform re-delivery or a `replay` of
 // the event topic carries them, and the worker drops their rows before each write. Which ones is

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { loadFixture } from '../../test/fixtures/index.ts'
-import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
-import { toAvroRecord } from '../core/event/event-record.ts'
-import { mergeRows } from './batch-rows.ts'
-import { conversationRows } from './conversation-rows.ts'
+import { loadFixture } from '../../../test/fixtures/index.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
+import { mergeRows } from '../batch-rows.ts'
+import { conversationRows } from '../conversation-rows.ts'
 import {
   conversationsToInspect,
   emptyStoredKeys,
@@ -13,7 +13,7 @@ import {
   type StoredKey,
   type StoredKeys,
 } from './redelivery-plan.ts'
-import { type TableName, type TableRows, tableNames } from './table-rows.ts'
+import { type TableName, type TableRows, tableNames } from '../table-rows.ts'
 
 const t0 = Date.parse('2026-04-01T08:00:00Z')
 const rowsOf = (event: ConversationCompleteEvent, receivedAt: number, offset = 0) =>

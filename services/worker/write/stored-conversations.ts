@@ -1,14 +1,14 @@
-import type { ClickHouseClient } from '../core/clickhouse.ts'
-import type { Config } from '../core/env.ts'
-import { agentHours, recomputeLatencyHours, storedLatencyHours } from '../core/latency-hour-rollup.ts'
-import type { Logger } from '../core/logger.ts'
-import type { Registry } from '../core/metrics.ts'
-import { sessionHash } from '../core/privacy/erasure/erasure-selector.ts'
+import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { Config } from '../../core/env.ts'
+import { agentHours, recomputeLatencyHours, storedLatencyHours } from '../../core/latency-hour-rollup.ts'
+import type { Logger } from '../../core/logger.ts'
+import type { Registry } from '../../core/metrics.ts'
+import { sessionHash } from '../../core/privacy/erasure/erasure-selector.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
 import { CountOnCommit, type MessageSource, messageCounts } from './count-on-commit.ts'
-import { createDomainMetrics, recordConversations } from './domain-metrics.ts'
+import { createDomainMetrics, recordConversations } from '../domain-metrics.ts'
 import { withoutConversations } from './forgotten-conversations.ts'
-import { parseLabelList } from './metric-label-limit.ts'
+import { parseLabelList } from '../metric-label-limit.ts'
 import {
   conversationsToInspect,
   emptyStoredKeys,
@@ -16,7 +16,7 @@ import {
   type StoredKey,
   type StoredKeys,
 } from './redelivery-plan.ts'
-import type { TableName, TableRows } from './table-rows.ts'
+import type { TableName, TableRows } from '../table-rows.ts'
 
 // What ClickHouse holds of a write's conversations, asked just before the write, so that the write
 // leaves only the newest delivery visible (redelivery-plan.ts) and the domain metrics count each

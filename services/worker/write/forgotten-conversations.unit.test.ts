@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { toAvroRecord } from '../core/event/event-record.ts'
-import { generateConversations } from '../synthetic/conversation-generator.ts'
-import { mergeRows, rowCounts } from './batch-rows.ts'
-import { conversationRows } from './conversation-rows.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
+import { generateConversations } from '../../synthetic/conversation-generator.ts'
+import { mergeRows, rowCounts } from '../batch-rows.ts'
+import { conversationRows } from '../conversation-rows.ts'
 import { withoutConversations } from './forgotten-conversations.ts'
-import { tableNames } from './table-rows.ts'
+import { tableNames } from '../table-rows.ts'
 
 const events = generateConversations({ count: 3, seed: 24, historyItems: 6 })
 const rows = mergeRows(
