@@ -6,8 +6,8 @@ import { toAvroRecord } from '../services/core/event/event-record.ts'
 import { forgetConversations } from '../services/core/privacy/erasure/forget-conversations.ts'
 import { conversationStream } from '../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../services/worker/batch-rows.ts'
-import { insertRowsAndHourRollup } from '../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../services/worker/conversation-rows.ts'
+import { insertRowsAndHourRollup } from '../services/worker/write/clickhouse-insert.ts'
 
 // `npm run bench:forget` (#24): `forget` of one caller in the queries benchmark's database of
 // 1,000,000 conversations (`npm run bench:queries` builds it; the caller with the most calls there up

@@ -5,8 +5,8 @@ import { createChdbConnection } from 'chdb/connection'
 import { createClickHouse } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
-import { insertTableRows, tableBlock } from '../../services/worker/write/clickhouse-insert.ts'
 import { type TableRows, tableNames } from '../../services/worker/table-rows.ts'
+import { insertTableRows, tableBlock } from '../../services/worker/write/clickhouse-insert.ts'
 import {
   insertTableRowsAsJsonCompact,
   jsonCompactBody,

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { createClickHouse, insertNativeBlock } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
-import { insertSettings, tableBlock } from '../../services/worker/write/clickhouse-insert.ts'
-import { storedKeys } from '../../services/worker/write/stored-conversations.ts'
 import { type TableRows, tableColumns, tableNames } from '../../services/worker/table-rows.ts'
+import { insertSettings, tableBlock } from '../../services/worker/write/clickhouse-insert.ts'
+import { storedKeys } from '../../services/worker/write/stored-keys.ts'
 import { freshTableRows } from '../bench-conversations.ts'
 import { baseTableNames, storedTableNames } from '../stored-tables.ts'
 
@@ -14,7 +14,7 @@ import { baseTableNames, storedTableNames } from '../stored-tables.ts'
 // (#12, insertcost). chDB keeps no system.query_log (none is configured), so each table's insert is
 // timed by the process CPU around it (every thread; the Native block is encoded before, not
 // counted) minus the merge threads' CPU over the same interval, one table at a time on one client;
-// the write's newest-delivery lookup (stored-conversations.ts) is timed the same way. Merges run as
+// the write's newest-delivery lookup (write/stored-keys.ts) is timed the same way. Merges run as
 // in the worker (BENCH_STOP_MERGES=1 stops them: parts then pile up and every insert gets dearer).
 // Each variant is a database of its own in the same engine (all migrations, then the variant's
 // changes) or per-insert settings; the variants take turns write by write (A B C … then reversed),

@@ -10,9 +10,9 @@ import {
 import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { environmentPairs } from '../../services/core/shell-environment.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
-import { storedKeys } from '../../services/worker/write/stored-conversations.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { storedKeys } from '../../services/worker/write/stored-keys.ts'
 import { freshTableRows } from '../bench-conversations.ts'
 
 // `node bench/experiments/worker-memory.ts`: the worker's memory without Kafka (#12). Opens ClickHouse as the
@@ -28,7 +28,7 @@ import { freshTableRows } from '../bench-conversations.ts'
 // PROBE_MERGE_TREE adds to (or overrides) createClickHouse's MergeTree defaults, PROBE_SERVER adds
 // server settings (a value may be XML, e.g. profiles=<default><x>0</x></default>); both go into a
 // configuration file the engine starts with. PROBE_LOOKUP=1 makes each write's newest-delivery
-// lookup first (stored-conversations.ts), as the worker does. The output adds the engine's merge
+// lookup first (write/stored-keys.ts), as the worker does. The output adds the engine's merge
 // counters (system.events) and the process CPU per thread kind (/proc/self/task/*/stat).
 const conversations = Number(process.env.BENCH_CONVERSATIONS ?? 500)
 const writes = Number(process.env.BENCH_WRITES ?? 40)

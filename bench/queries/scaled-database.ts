@@ -7,8 +7,8 @@ import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { recomputeEveryLatencyHour } from '../../services/core/latency-hour-rollup.ts'
 import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import {
   type ColumnInfo,
   copiedAsTheyAre,

@@ -2,11 +2,11 @@ import type { Logger } from '../core/logger.ts'
 import type { BackoffSettings } from './backoff.ts'
 import { type MessageRows, mergeRows } from './batch-rows.ts'
 import { classifyClickHouseError } from './clickhouse-errors.ts'
-import type { TableWrite } from './write/clickhouse-insert.ts'
 import { insertToken, type OffsetRange } from './insert-token.ts'
 import { retryUntil } from './retry-until.ts'
 import type { TableRows } from './table-rows.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
+import type { TableWrite } from './write/clickhouse-insert.ts'
 import { offsetRanges, splitByPartition } from './write-split.ts'
 
 // Writes the rows of partition batches to ClickHouse, batching by time and size: the batches of

@@ -15,14 +15,13 @@ import { conversationCompleteSubject, topicMessageLimit } from '../core/topics.t
 import { type BackoffSettings, backoffDelay, defaultBackoff } from './backoff.ts'
 import { createBatchProcessor } from './batch-processor.ts'
 import { BatchWriter } from './batch-writer.ts'
-import { insertTableRows } from './write/clickhouse-insert.ts'
 import { cachedSchemaDecoder } from './decode-message.ts'
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts'
 import { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
-import { createNewestDeliveryWrite } from './write/stored-conversations.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
 import { liveness, readiness, type WorkerCondition, type WorkerPhase } from './worker-probes.ts'
+import { createConversationWrite } from './write/conversation-write.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
 // group on the event topic (per-partition batches, offsets committed by hand after ClickHouse
@@ -43,6 +42,8 @@ export interface WorkerOptions {
 export interface RunningWorker {
   metricsUrl: string | undefined
   clickhouse: ClickHouseClient
+  /** `forget` erased these conversations in this process: a re-delivery of one is dropped, not stored. */
+  forgotten(sessionIds: readonly string[]): void
   stop(): Promise<void>
 }
 
@@ -172,7 +173,7 @@ export async function startWorker(
     const itemsClient = createClickHouse(config)
 
     const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
-    const newestDelivery = createNewestDeliveryWrite(clickhouse, config, registry, logger)
+    const conversationWrite = createConversationWrite({ clickhouse, itemsClient, config, registry, logger })
     const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
     const decoder = {
       decode: cachedSchemaDecoder(schemaRegistry),
@@ -218,16 +219,7 @@ export async function startWorker(
     // partitions' full fetches, as many as the count of 8 batches held while a backlog drains.
     const maxPendingBytes = 8 * config.WORKER_MAX_BYTES_PER_PARTITION
     const writer = new BatchWriter({
-      insert: (rows, token) =>
-        newestDelivery.write(rows, (planned, planDigest) =>
-          insertTableRows(
-            clickhouse,
-            config.CLICKHOUSE_DATABASE,
-            planned,
-            planDigest ? `${token}:${planDigest}` : token,
-            itemsClient,
-          ),
-        ),
+      insert: conversationWrite.write,
       metrics,
       logger,
       signal: controller.signal,
@@ -266,9 +258,9 @@ export async function startWorker(
       commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
       seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
       owns: (batch) => consumer.owns(batch),
-      committed: newestDelivery.committed,
-      assigned: newestDelivery.assigned,
-      readingFrom: newestDelivery.readingFrom,
+      committed: conversationWrite.committed,
+      assigned: conversationWrite.assigned,
+      readingFrom: conversationWrite.readingFrom,
       maxPendingBytes,
     })
     consumer.onAssigned((change) => processor.assigned(change))
@@ -281,6 +273,7 @@ export async function startWorker(
     return {
       metricsUrl: server?.url,
       clickhouse,
+      forgotten: conversationWrite.forgotten,
       async stop() {
         // The batch in flight finishes and commits; one stuck retrying is abandoned after the grace.
         const grace = setTimeout(() => controller.abort(), options.stopGraceMs ?? 10_000)

@@ -10,8 +10,8 @@ import { PriceRuleError } from '../../services/core/pricing/price-row.ts'
 import { addPrices, readPrices } from '../../services/core/pricing/price-store.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 
 // The cost view (voice_analytics.conversation_costs, migration 0011) on the real schema, filled by

@@ -5,9 +5,9 @@ import { type ClickHouseClient, createClickHouse } from '../../services/core/cli
 import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { emptyTableRows, type TableRows, tableNames } from '../../services/worker/table-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { loadAllFixtures } from '../fixtures/index.ts'
 import { dockerAvailable } from '../stack/servers.ts'
 

@@ -7,9 +7,9 @@ import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
+import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 
 // The real schema (the migrations) filled the way the worker fills it (its transform and its

@@ -8,10 +8,10 @@ import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
-import { createNewestDeliveryWrite } from '../../services/worker/write/stored-conversations.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
 import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
 
 // The hour rollup (latency-hour-rollup.ts) through the worker's own write (the newest-delivery plan,
@@ -46,13 +46,18 @@ function newestDeliveryWrite() {
     METRICS_AGENT_LIMIT: 50,
     METRICS_LABEL_VALUE_LIMIT: 50,
   }
-  const newest = createNewestDeliveryWrite(client, config, createMetricsRegistry('worker-test'), testLogger())
   return (rows: TableRows, token: string, crash = false) =>
-    newest.write(rows, async (planned, digest) => {
-      const writes = await insertTableRows(client, database, planned, `${token}:${digest}`)
-      if (crash) throw new Error('crashed before the recompute')
-      return writes
-    })
+    createConversationWrite({
+      clickhouse: client,
+      config,
+      registry: createMetricsRegistry('worker-test'),
+      logger: testLogger(),
+      insert: async (...args) => {
+        const writes = await insertTableRows(...args)
+        if (crash) throw new Error('crashed before the recompute')
+        return writes
+      },
+    }).write(rows, token)
 }
 
 const hourTurns = async () =>

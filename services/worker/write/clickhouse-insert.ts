@@ -1,7 +1,13 @@
 import { type ClickHouseClient, insertNativeBlock } from '../../core/clickhouse.ts'
 import { nativeBlockEncoder } from '../../core/clickhouse-native-format.ts'
 import { agentHours, recomputeLatencyHours } from '../../core/latency-hour-rollup.ts'
-import { type TableName, type TableRows, tableColumns, tableNames, tableNativeColumns } from '../table-rows.ts'
+import {
+  type TableName,
+  type TableRows,
+  tableColumns,
+  tableNames,
+  tableNativeColumns,
+} from '../table-rows.ts'
 
 // One write = one insert per table that has rows, each carrying the write's deduplication token.
 // Rows go as one Native block per table, encoded column by column from the row objects with the
@@ -88,7 +94,7 @@ export async function insertTableRows(
 /**
  * insertTableRows, then the hour rollup of every agent-hour whose rows the rollup feed just changed
  * (latency-hour-rollup.ts): for rows loaded outside the worker (tests, benchmarks), which recomputes
- * its own writes' hours together with those of re-delivered conversations (stored-conversations.ts).
+ * its own writes' hours together with those of re-delivered conversations (conversation-write.ts).
  */
 export async function insertRowsAndHourRollup(
   client: ClickHouseClient,

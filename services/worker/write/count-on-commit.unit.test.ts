@@ -3,6 +3,7 @@ import { loadFixture } from '../../../test/fixtures/index.ts'
 import { toAvroRecord } from '../../core/event/event-record.ts'
 import { mergeRows } from '../batch-rows.ts'
 import { conversationRows } from '../conversation-rows.ts'
+import type { ConversationRow, TableRows } from '../table-rows.ts'
 import {
   type CountedConversation,
   CountOnCommit,
@@ -11,7 +12,6 @@ import {
   storedByOtherMessages,
 } from './count-on-commit.ts'
 import { emptyStoredKeys, planWrite } from './redelivery-plan.ts'
-import type { ConversationRow, TableRows } from '../table-rows.ts'
 
 // Which message counts which conversation, across lost acknowledgements, rewinds, re-deliveries
 // and a partition moving between two workers while its writes are in flight. Each worker is a

@@ -3,8 +3,8 @@ import { toAvroRecord } from '../../core/event/event-record.ts'
 import { generateConversations } from '../../synthetic/conversation-generator.ts'
 import { mergeRows, rowCounts } from '../batch-rows.ts'
 import { conversationRows } from '../conversation-rows.ts'
-import { withoutConversations } from './forgotten-conversations.ts'
 import { tableNames } from '../table-rows.ts'
+import { withoutConversations } from './forgotten-conversations.ts'
 
 const events = generateConversations({ count: 3, seed: 24, historyItems: 6 })
 const rows = mergeRows(

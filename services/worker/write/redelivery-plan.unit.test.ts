@@ -4,6 +4,7 @@ import type { ConversationCompleteEvent } from '../../core/event/conversation-co
 import { toAvroRecord } from '../../core/event/event-record.ts'
 import { mergeRows } from '../batch-rows.ts'
 import { conversationRows } from '../conversation-rows.ts'
+import { type TableName, type TableRows, tableNames } from '../table-rows.ts'
 import {
   conversationsToInspect,
   emptyStoredKeys,
@@ -13,7 +14,6 @@ import {
   type StoredKey,
   type StoredKeys,
 } from './redelivery-plan.ts'
-import { type TableName, type TableRows, tableNames } from '../table-rows.ts'
 
 const t0 = Date.parse('2026-04-01T08:00:00Z')
 const rowsOf = (event: ConversationCompleteEvent, receivedAt: number, offset = 0) =>

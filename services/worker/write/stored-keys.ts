@@ -1,24 +1,16 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import type { Config } from '../../core/env.ts'
-import { agentHours, recomputeLatencyHours, storedLatencyHours } from '../../core/latency-hour-rollup.ts'
-import type { Logger } from '../../core/logger.ts'
-import type { Registry } from '../../core/metrics.ts'
 import { sessionHash } from '../../core/privacy/erasure/erasure-selector.ts'
-import type { TableWrite } from './clickhouse-insert.ts'
-import { CountOnCommit, type MessageSource, messageCounts } from './count-on-commit.ts'
-import { createDomainMetrics, recordConversations } from '../domain-metrics.ts'
-import { withoutConversations } from './forgotten-conversations.ts'
-import { parseLabelList } from '../metric-label-limit.ts'
+import type { TableName, TableRows } from '../table-rows.ts'
+import type { MessageSource } from './count-on-commit.ts'
 import {
   conversationsToInspect,
   emptyStoredKeys,
-  planWrite,
   type StoredKey,
   type StoredKeys,
 } from './redelivery-plan.ts'
-import type { TableName, TableRows } from '../table-rows.ts'
 
-// What ClickHouse holds of a write's conversations, asked just before the write, so that the write
+// What ClickHouse holds of a write's conversations that the worker knows of (a re-delivery, a batch
+// read again: first-deliveries.ts), asked just before the write, so that the write
 // leaves only the newest delivery visible (redelivery-plan.ts) and the domain metrics count each
 // conversation once: a conversation the platform delivers twice, a batch retried after a crash and a
 // partition re-read after a rebalance count once. First the conversation rows, by session_id (its
@@ -150,7 +142,7 @@ export async function storedKeys(
 }
 
 /** The write's conversations that `forget` erased (forgotten_sessions holds SHA-256 of their ids). */
-async function forgottenConversations(
+export async function forgottenConversations(
   client: ClickHouseClient,
   database: string,
   rows: Pick<TableRows, 'conversations'>,
@@ -163,92 +155,4 @@ async function forgottenConversations(
     format: 'JSONEachRow',
   })
   return new Set((await result.json<{ session_hash: string }>()).map((row) => byHash.get(row.session_hash)!))
-}
-
-/**
- * Wraps the worker's ClickHouse write: look up what is stored, write the plan (the newest delivery
- * of each conversation, tombstones for what it no longer has), and note which of its messages count
- * a conversation; they are counted once their offsets are committed (`committed`). A lookup that
- * fails fails the write attempt, which the worker retries as any other. The plan's digest goes into
- * the write's deduplication token: the same messages planned otherwise are other data.
- */
-export function createNewestDeliveryWrite(
-  clickhouse: ClickHouseClient,
-  config: Pick<
-    Config,
-    'CLICKHOUSE_DATABASE' | 'METRICS_AGENT_ALLOWLIST' | 'METRICS_AGENT_LIMIT' | 'METRICS_LABEL_VALUE_LIMIT'
-  >,
-  registry: Registry,
-  logger: Logger,
-) {
-  const metrics = createDomainMetrics(registry, {
-    agentAllowlist: parseLabelList(config.METRICS_AGENT_ALLOWLIST),
-    agentLimit: config.METRICS_AGENT_LIMIT,
-    valueLimit: config.METRICS_LABEL_VALUE_LIMIT,
-    onOverflow: (label, value) =>
-      logger.warn(
-        { label, value },
-        'metric label limit reached: further values of this label are counted as "other" ' +
-          '(raise METRICS_AGENT_LIMIT / METRICS_LABEL_VALUE_LIMIT or set METRICS_AGENT_ALLOWLIST)',
-      ),
-  })
-  const counts = new CountOnCommit()
-  /**
-   * The hour rollup of every agent-hour the write may have changed, recomputed once, before the
-   * write counts as landed (so before its offsets are committed): the hours of the rollup rows it
-   * wrote, tombstones included, and those of every row stored of a conversation ClickHouse held
-   * before it (a re-delivery, a replay, a retried batch): an earlier write of it may have landed just
-   * before a crash that kept its recompute from running, and a replay does not write its tombstones
-   * again. First deliveries, the common write, need no lookup.
-   */
-  async function recomputeHourRollup(planned: TableRows, stored: StoredKeys['conversations']): Promise<void> {
-    const sessions = [...new Set(stored.map((row) => row.session_id))]
-    const storedHours = await storedLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, sessions)
-    const hours = agentHours([
-      ...planned.agent_latency_feed,
-      ...storedHours.map(({ agent_id, hour }) => ({ agent_id, minute: hour })),
-    ])
-    if (hours.length > 0) await recomputeLatencyHours(clickhouse, config.CLICKHOUSE_DATABASE, hours)
-  }
-  async function writeNewest(
-    incoming: TableRows,
-    write: (planned: TableRows, planDigest: string) => Promise<TableWrite[]>,
-  ): Promise<TableWrite[]> {
-    const forgotten = await forgottenConversations(clickhouse, config.CLICKHOUSE_DATABASE, incoming)
-    if (forgotten.size > 0)
-      logger.info({ conversations: forgotten.size }, 'conversations erased by forget are not stored again')
-    const rows = withoutConversations(incoming, forgotten)
-    const stored =
-      rows.conversations.length === 0
-        ? { ...emptyStoredKeys(), sources: [] }
-        : await storedKeys(clickhouse, config.CLICKHOUSE_DATABASE, rows)
-    const plan = planWrite(rows, stored)
-    if (plan.tombstones > 0 || plan.supersededDeliveries > 0)
-      logger.debug(
-        { tombstones: plan.tombstones, supersededDeliveries: plan.supersededDeliveries },
-        're-delivered conversations: only the newest delivery stays visible',
-      )
-    for (const { message, counted } of messageCounts(rows.conversations, plan.rows, stored.sources))
-      counts.decided(message, counted)
-    const writes = await write(plan.rows, plan.digest)
-    await recomputeHourRollup(plan.rows, stored.conversations)
-    for (const row of rows.conversations) counts.landed(row)
-    return writes
-  }
-  return {
-    write: writeNewest,
-    /** `offset` (the next to read) of the partition is committed: count what its messages before it stored first. */
-    committed(topic: string, partition: number, offset: string): void {
-      for (const { conversation, items } of counts.committed(topic, partition, offset))
-        recordConversations(metrics, [conversation], items)
-    },
-    /** A rebalance left this worker these partitions: the new owners count the others'. */
-    assigned(partitions: ReadonlySet<string>): void {
-      counts.assigned(partitions)
-    },
-    /** A partition is read from its committed offset: what was decided before it is someone's commit. */
-    readingFrom(topic: string, partition: number, offset: string): void {
-      counts.readingFrom(topic, partition, offset)
-    },
-  }
 }
