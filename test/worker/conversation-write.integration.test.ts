@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { toAvroRecord } from '../../services/core/event/event-record.ts'
+import { createMetricsRegistry } from '../../services/core/metrics.ts'
+import { forgetConversations } from '../../services/core/privacy/erasure/forget-conversations.ts'
+import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { mergeRows } from '../../services/worker/batch-rows.ts'
+import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import type { TableRows } from '../../services/worker/table-rows.ts'
+import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
+import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
+
+// The worker's write (write/conversation-write.ts) on embedded ClickHouse, watched at the client: what
+// it asks ClickHouse before its inserts. First deliveries of conversations it does not know ask
+// nothing (after the one load of what it knows); re-deliveries are looked up and planned; a
+// conversation `forget` erased is never stored again, by this worker or by one started after.
+const dataDir = mkdtempSync(join(tmpdir(), 'va-conversation-write-'))
+let client: ClickHouseClient
+
+const events = generateConversations({ count: 30, seed: 4711, historyItems: 6 })
+let nextOffset = 0
+const rowsOf = (list: typeof events, version: number): TableRows =>
+  mergeRows(
+    list.map((event) => ({
+      rows: conversationRows(toAvroRecord(event, { source: 'prod', receivedAt: version }), {
+        topic: 'conversation-write',
+        partition: 0,
+        offset: nextOffset++,
+        timestampMs: version,
+      }),
+    })),
+  )
+
+/** The statements the write sent, in order: 'query' and 'command' through the client, 'insert' for its inserts. */
+type Call = 'query' | 'command' | 'insert'
+
+/** A worker's write (a fresh one: a restarted worker) whose calls to ClickHouse are noted in `calls`. */
+function watchedWrite(calls: Call[]) {
+  const watched = new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (property !== 'query' && property !== 'command') return value
+      return (...args: unknown[]) => {
+        calls.push(property)
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+  return createConversationWrite({
+    clickhouse: watched,
+    config: {
+      CLICKHOUSE_DATABASE: database,
+      METRICS_AGENT_ALLOWLIST: '',
+      METRICS_AGENT_LIMIT: 50,
+      METRICS_LABEL_VALUE_LIMIT: 50,
+    },
+    registry: createMetricsRegistry('worker-test'),
+    logger: testLogger(),
+    insert: async (_client, ...rest) => {
+      calls.push('insert')
+      return insertTableRows(client, ...rest)
+    },
+  })
+}
+
+/** What a write asked before its first insert. */
+const beforeInsert = (calls: Call[]) => calls.slice(0, calls.indexOf('insert'))
+
+const stored = async (sessions: string[]) =>
+  (
+    await queryRows<{ session_id: string; version: string }>(
+      client,
+      `SELECT session_id, toString(version) AS version FROM ${database}.conversations FINAL
+        WHERE session_id IN {ids:Array(String)} ORDER BY session_id`,
+      { ids: sessions },
+    )
+  ).map((row) => `${row.session_id}@${row.version}`)
+
+const ids = (list: typeof events) => list.map((event) => event.data.session_id)
+
+beforeAll(async () => {
+  client = createClickHouse({
+    CLICKHOUSE_DATA_DIR: dataDir,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+  })
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+  await runMigrations(client, database)
+})
+
+afterAll(async () => {
+  await client?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('the worker write', () => {
+  const calls: Call[] = []
+  let write: ReturnType<typeof watchedWrite>
+  beforeAll(() => {
+    write = watchedWrite(calls)
+  })
+
+  it('asks ClickHouse nothing before the inserts of first deliveries (after loading what it knows, once)', async () => {
+    await write.write(rowsOf(events.slice(0, 10), 1), 'first')
+    expect(beforeInsert(calls), 'the load of the known conversations').toEqual(['query'])
+    calls.length = 0
+    await write.write(rowsOf(events.slice(10, 20), 1), 'second')
+    expect(beforeInsert(calls)).toEqual([])
+    expect(await stored(ids(events.slice(0, 20)))).toHaveLength(20)
+    expect(await hourRollupMismatches(client)).toBe(0)
+  })
+
+  it('looks up re-deliveries, and stores only the newest delivery', async () => {
+    calls.length = 0
+    const redelivered = events.slice(0, 2)
+    await write.write(rowsOf([...redelivered, ...events.slice(20, 23)], 2), 'third')
+    expect(beforeInsert(calls).length, 'the forgotten and stored lookups').toBeGreaterThanOrEqual(2)
+    expect(await stored(ids(redelivered))).toEqual(
+      ids(redelivered)
+        .sort()
+        .map((id) => `${id}@2`),
+    )
+    expect(await stored(ids(events.slice(0, 23)))).toHaveLength(23)
+    expect(await hourRollupMismatches(client)).toBe(0)
+  })
+
+  it('never stores a forgotten conversation again: in this worker once told, nor in one started after', async () => {
+    const [erased, alsoErased] = events.slice(3, 5)
+    for (const event of [erased!, alsoErased!]) {
+      const report = await forgetConversations(
+        client,
+        { database },
+        {
+          selector: { kind: 'session_id', value: event.data.session_id },
+          phoneHmacKey: undefined,
+          auditKey: 'test-audit-key',
+          command: 'conversation-write test',
+        },
+      )
+      expect(report.sessionIds).toEqual([event.data.session_id])
+    }
+    write.forgotten([erased!.data.session_id])
+    await write.write(rowsOf([erased!], 3), 'after forget')
+    await watchedWrite([]).write(rowsOf([alsoErased!], 3), 'after forget, restarted')
+    expect(await stored(ids([erased!, alsoErased!]))).toEqual([])
+    expect(await hourRollupMismatches(client)).toBe(0)
+  })
+})
