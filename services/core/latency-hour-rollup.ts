@@ -5,13 +5,15 @@ import { latencyMetrics } from './latency-metrics.ts'
 // The hour rollup (migration 0013): agent_latency_minute merged over every conversation of an agent,
 // source and agent name in an hour, so that a dashboard over days reads one row per agent-hour
 // instead of one per conversation and minute (a month of a million calls: ~9k rows, not ~4.5M).
-// It is exact because it is never added to: after every write the worker recomputes each agent-hour
-// the write touched from agent_latency_minute FINAL (the per-conversation rollup that re-deliveries
-// and tombstones keep exact), replacing the stored rows (ReplacingMergeTree) — a tombstone for every
-// stored group of the hour, then the groups found now, one version higher. A recompute repeated
-// (a retried write, a replay after a crash) writes the same rows again; a later one wins (versions
-// are the server's clock, taken when the statement starts, so a later one has read every part an
-// earlier one read). `forget` recomputes the hours of the conversations it removed.
+// It is exact because it is never added to: the worker's hour-rollup keeper recomputes, every few
+// seconds and off the write path, each agent-hour whose minute rows were stored after the hour was
+// last recomputed (migration 0017's inserted_at against the hour's version: dirtyHoursStatement),
+// from agent_latency_minute FINAL (the per-conversation rollup that re-deliveries and tombstones keep
+// exact), replacing the stored rows (ReplacingMergeTree) — a tombstone for every stored group of the
+// hour, then the groups found now, one version higher. A recompute repeated writes the same rows
+// again; a later one wins (versions are the server's clock, taken when the statement starts, so a
+// later one has read every part an earlier one read). `forget` recomputes the hours of the
+// conversations it removed (a removal stores no row to find).
 const parts = ['unflagged', 'flagged'] as const
 const columnsOf = (metric: string, part: string) =>
   ['count', 'sum', 'buckets', 'bucket_counts'].map((suffix) => `${metric}_${part}_${suffix}`)
@@ -137,6 +139,49 @@ export async function storedLatencyHours(
     query: `SELECT DISTINCT agent_id, toUnixTimestamp(toStartOfHour(minute)) AS minute
       FROM ${database}.agent_latency_minute WHERE session_id IN {ids:Array(String)}`,
     query_params: { ids: [...sessionIds] },
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  return agentHours(await result.json<{ agent_id: string; minute: number }>())
+}
+
+/**
+ * How long after its insert time a minute row may still be invisible to a recompute (its block is
+ * stamped when formed, its part seen when the insert ends): an hour recomputed less than this after
+ * one of its rows was stamped is recomputed again.
+ */
+export const insertVisibilityMarginSeconds = 60
+
+/**
+ * The agent-hours to recompute: those with minute rows stamped after (the hour's last recompute less
+ * the margin), or never recomputed. Only rows stamped since {sinceMs} are read (the minmax index on
+ * inserted_at): a keeper's first pass reads every row, the next ones what came since the pass
+ * before (less the margin).
+ */
+export function dirtyHoursStatement(database: string): string {
+  return `SELECT written.agent_id AS agent_id, toUnixTimestamp(written.hour) AS minute
+FROM (
+  SELECT agent_id, toStartOfHour(minute) AS hour, max(inserted_at) AS last_stored
+  FROM ${database}.agent_latency_minute
+  WHERE inserted_at >= fromUnixTimestamp64Milli({sinceMs:Int64}, 'UTC')
+  GROUP BY agent_id, hour
+) AS written
+LEFT JOIN (
+  SELECT agent_id, hour, max(version) AS recomputed FROM ${database}.agent_latency_hour GROUP BY agent_id, hour
+) AS rolled ON written.agent_id = rolled.agent_id AND written.hour = rolled.hour
+WHERE toUnixTimestamp64Nano(written.last_stored) + ${insertVisibilityMarginSeconds * 1e9} > rolled.recomputed
+SETTINGS join_use_nulls = 0`
+}
+
+/** The agent-hours dirtyHoursStatement finds: minute rows stored since `sinceMs` that the hour rollup has not taken in. */
+export async function dirtyLatencyHours(
+  client: ClickHouseClient,
+  database: string,
+  sinceMs: number,
+): Promise<AgentHour[]> {
+  const result = await client.query({
+    query: dirtyHoursStatement(database),
+    query_params: { sinceMs },
     format: 'JSONEachRow',
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   })

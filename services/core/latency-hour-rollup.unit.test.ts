@@ -1,6 +1,12 @@
 import { Session } from 'chdb'
 import { afterAll, describe, expect, it } from 'vitest'
-import { agentHours, recomputeParams, recomputeStatement } from './latency-hour-rollup.ts'
+import {
+  agentHours,
+  dirtyHoursStatement,
+  insertVisibilityMarginSeconds,
+  recomputeParams,
+  recomputeStatement,
+} from './latency-hour-rollup.ts'
 
 describe('the agent-hours a write touched', () => {
   it('takes each agent and hour once, whatever the minute, sorted', () => {
@@ -37,7 +43,7 @@ describe('the agent-hours a write touched', () => {
   })
 })
 
-describe('the recompute statement', () => {
+describe('the statements', () => {
   const session = new Session()
   afterAll(() => session.close())
 
@@ -54,5 +60,14 @@ describe('the recompute statement', () => {
         /FROM voice_analytics\.agent_latency_hour FINAL[\s\S]*UNION ALL[\s\S]*\+ 1, 0/,
       )
     }
+  })
+
+  it('the dirty-hours statement parses, and reads only rows stamped since the bound, against the hours last recompute less the margin', () => {
+    const statement = dirtyHoursStatement('voice_analytics')
+    expect(session.query(`EXPLAIN AST ${statement.replace('{sinceMs:Int64}', '0')}`, 'TSVRaw')).toMatch(
+      /SelectQuery/,
+    )
+    expect(statement).toMatch(/WHERE inserted_at >= fromUnixTimestamp64Milli\(\{sinceMs:Int64\}/)
+    expect(statement).toContain(`+ ${insertVisibilityMarginSeconds * 1e9} > rolled.recomputed`)
   })
 })

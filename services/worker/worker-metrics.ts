@@ -94,6 +94,16 @@ export function createWorkerMetrics(
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    hourRollupRecomputed: new Counter({
+      name: 'worker_hour_rollup_recomputed_hours_total',
+      help: 'Agent-hours of the hour rollup recomputed by the keeper (their minute rows changed since their last recompute)',
+      registers: [registry],
+    }),
+    hourRollupPassFailures: new Counter({
+      name: 'worker_hour_rollup_pass_failures_total',
+      help: 'Passes of the hour-rollup keeper that failed (ClickHouse away): the next pass takes their hours in',
+      registers: [registry],
+    }),
     schemaRegistryFailing: new Gauge({
       name: 'worker_schema_registry_failing',
       help: '1 while the schema registry cannot give the schema of a message (down, 5xx, 404 from a wrong path or an empty registry) and its partition waits, else 0',

@@ -22,6 +22,7 @@ import { retryUntil } from './retry-until.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
 import { liveness, readiness, type WorkerCondition, type WorkerPhase } from './worker-probes.ts'
 import { createConversationWrite } from './write/conversation-write.ts'
+import { startHourRollupKeeper } from './write/hour-rollup-keeper-start.ts'
 
 // The worker's wiring: ClickHouse (migrated at start), the schema registry, a Kafka consumer
 // group on the event topic (per-partition batches, offsets committed by hand after ClickHouse
@@ -174,6 +175,7 @@ export async function startWorker(
 
     const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
     const conversationWrite = createConversationWrite({ clickhouse, itemsClient, config, registry, logger })
+    const hourRollup = startHourRollupKeeper(clickhouse, config, metrics, logger)
     const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
     const decoder = {
       decode: cachedSchemaDecoder(schemaRegistry),
@@ -288,6 +290,7 @@ export async function startWorker(
           controller.abort()
           state = 'stopped'
         }
+        await hourRollup.stop()
         await producer.disconnect()
         logger.debug('producer disconnected')
         await server?.close()

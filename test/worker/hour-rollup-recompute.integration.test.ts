@@ -10,15 +10,15 @@ import { generateConversations } from '../../services/synthetic/conversation-gen
 import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
+import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
 import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
 
-// The hour rollup (latency-hour-rollup.ts) through the worker's own write (the newest-delivery plan,
-// its insert, then the recompute), on embedded ClickHouse: a write whose rows landed but whose
-// recompute never ran (a crash between the two) is made right when its messages come again, though
-// the plan then writes nothing; a re-delivery that moves a conversation to other hours leaves
-// nothing of it in the hours it left.
+// The hour rollup (latency-hour-rollup.ts) kept by the worker's keeper (write/hour-rollup-keeper.ts),
+// off the worker's write, on embedded ClickHouse: a pass takes in what writes stored; a worker that
+// died before its pass leaves nothing wrong for long, since the next worker's first pass reads every
+// row; a re-delivery that moves a conversation to other hours leaves nothing of it in the hours it
+// left; a pass reads only what was stamped since the pass before (less the margin).
 const dataDir = mkdtempSync(join(tmpdir(), 'va-hour-rollup-'))
 let client: ClickHouseClient
 
@@ -35,30 +35,25 @@ const rowsOf = (list: typeof events, version: number, firstOffset: number): Tabl
     })),
   )
 
-/**
- * The worker's write of these rows; `crash`: the rows land (the plan's, tombstones included) and the
- * process dies before the hour rollup is recomputed.
- */
-function newestDeliveryWrite() {
+/** The worker's write of these rows (a fresh worker's: what it knows is loaded from ClickHouse). */
+function workerWrite() {
   const config = {
     CLICKHOUSE_DATABASE: database,
     METRICS_AGENT_ALLOWLIST: '',
     METRICS_AGENT_LIMIT: 50,
     METRICS_LABEL_VALUE_LIMIT: 50,
   }
-  return (rows: TableRows, token: string, crash = false) =>
+  return (rows: TableRows, token: string) =>
     createConversationWrite({
       clickhouse: client,
       config,
       registry: createMetricsRegistry('worker-test'),
       logger: testLogger(),
-      insert: async (...args) => {
-        const writes = await insertTableRows(...args)
-        if (crash) throw new Error('crashed before the recompute')
-        return writes
-      },
     }).write(rows, token)
 }
+
+/** A worker's keeper; its passes are called here, not timed. */
+const keeper = () => clickHouseHourRollupKeeper(client, database, 60_000)
 
 const hourTurns = async () =>
   Number(
@@ -85,15 +80,26 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-describe('the hour rollup through the worker write', () => {
-  it('is recomputed when the messages of a write whose recompute never ran come again', async () => {
-    const rows = rowsOf(events, 1, 0)
-    await expect(newestDeliveryWrite()(rows, 'first', true)).rejects.toThrow(/crashed/)
-    expect(await hourRollupMismatches(client), 'the hours are missing').toBeGreaterThan(0)
-    // The same messages again (their offsets were not committed).
-    await newestDeliveryWrite()(rows, 'first')
+describe('the hour rollup kept off the write path', () => {
+  const running = { keeper: undefined as ReturnType<typeof keeper> | undefined }
+
+  it('is wrong right after a write and right after one pass', async () => {
+    running.keeper = keeper()
+    expect(await running.keeper.pass(), 'nothing stored yet').toBe(0)
+    await workerWrite()(rowsOf(events.slice(0, 6), 1, 0), 'first')
+    expect(await hourRollupMismatches(client), 'the write did not recompute').toBeGreaterThan(0)
+    expect(await running.keeper.pass()).toBeGreaterThan(0)
     expect(await hourRollupMismatches(client)).toBe(0)
     expect(await hourTurns()).toBeGreaterThan(0)
+  })
+
+  it('a worker that died before its pass: the first pass of the next worker takes its write in', async () => {
+    await workerWrite()(rowsOf(events.slice(6), 1, 6), 'second')
+    expect(await hourRollupMismatches(client)).toBeGreaterThan(0)
+    // The worker that wrote it is gone; a new one starts.
+    running.keeper = keeper()
+    await running.keeper.pass()
+    expect(await hourRollupMismatches(client)).toBe(0)
   })
 
   it('keeps nothing of a conversation in the hours a newer delivery moved it out of', async () => {
@@ -112,12 +118,9 @@ describe('the hour rollup through the worker write', () => {
       )
     }
     const moved = events.slice(0, 3).map((event) => later(event) as (typeof events)[number])
-    // The newer delivery lands, tombstones included, and the worker dies before the recompute ...
-    const newer = rowsOf(moved, 2, 100)
-    await expect(newestDeliveryWrite()(newer, 'moved', true)).rejects.toThrow(/crashed/)
+    await workerWrite()(rowsOf(moved, 2, 100), 'moved')
     expect(await hourRollupMismatches(client), 'the hours it left still count it').toBeGreaterThan(0)
-    // ... and reads it again after the restart: the plan writes its rows again, no tombstone.
-    await newestDeliveryWrite()(newer, 'moved')
+    await running.keeper!.pass()
     expect(await hourRollupMismatches(client)).toBe(0)
     expect(await hourTurns(), 'the same turns, in other hours').toBe(before)
     const hours = await queryRows<{ hour: string }>(
@@ -125,5 +128,20 @@ describe('the hour rollup through the worker write', () => {
       `SELECT DISTINCT toString(hour) AS hour FROM ${database}.agent_latency_hour FINAL ORDER BY hour`,
     )
     expect(hours.length).toBeGreaterThan(1)
+  })
+
+  it('a pass reads only rows stamped since the pass before, less the margin; a first pass reads them all', async () => {
+    // A minute row stamped long before the running keeper's bound, as a write that landed while no
+    // worker ran would be seen by a keeper that had moved on: left to the next worker's first pass.
+    await client.command({
+      query: `INSERT INTO ${database}.agent_latency_minute
+        SELECT * REPLACE ('agent-left-behind' AS agent_id, now64(3) - INTERVAL 1 DAY AS inserted_at)
+        FROM ${database}.agent_latency_minute FINAL WHERE e2e_latency_unflagged_count > 0 LIMIT 1`,
+    })
+    expect(await hourRollupMismatches(client)).toBeGreaterThan(0)
+    await running.keeper!.pass()
+    expect(await hourRollupMismatches(client), 'stamped before its bound').toBeGreaterThan(0)
+    expect(await keeper().pass()).toBeGreaterThan(0)
+    expect(await hourRollupMismatches(client)).toBe(0)
   })
 })

@@ -1,6 +1,5 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Config } from '../../core/env.ts'
-import { agentHours, recomputeLatencyHours, storedLatencyHours } from '../../core/latency-hour-rollup.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Registry } from '../../core/metrics.ts'
 import { mergeRows } from '../batch-rows.ts'
@@ -20,9 +19,9 @@ import { forgottenConversations, storedKeys } from './stored-keys.ts'
 // its messages count a conversation. First deliveries of conversations the worker does not know
 // (the common write) are written as they are, without asking ClickHouse anything before the
 // inserts; the others are planned from what ClickHouse holds of them (redelivery-plan.ts): the
-// newest delivery only, tombstones for what it no longer has, nothing for a forgotten one. Then the
-// hour rollup of what the write changed is recomputed, before the write counts as landed (so before
-// its offsets are committed). A failure anywhere fails the attempt, which the batch writer retries.
+// newest delivery only, tombstones for what it no longer has, nothing for a forgotten one. The hour
+// rollup is not the write's business: hour-rollup-keeper.ts takes in what the minute rollup got.
+// A failure anywhere fails the attempt, which the batch writer retries.
 // What the worker knows is loaded from ClickHouse when it starts reading partitions it did not hold
 // (another worker may have written them) and grows with every write and every `forget`.
 export interface ConversationWriteDeps {
@@ -35,7 +34,7 @@ export interface ConversationWriteDeps {
   >
   registry: Registry
   logger: Logger
-  /** The inserts (tests: one that dies after them, before the hour rollup's recompute). */
+  /** The inserts (tests: one that dies after them). */
   insert?: typeof insertTableRows
 }
 
@@ -94,23 +93,6 @@ export function createConversationWrite({
     return { rows: plan.rows, digest: plan.digest, stored, forgotten }
   }
 
-  /**
-   * The hour rollup of every agent-hour the write may have changed: the hours of the rollup rows it
-   * wrote, tombstones included, and those of every row stored of a conversation ClickHouse held
-   * before it (a re-delivery, a replay, a retried batch): an earlier write of it may have landed just
-   * before a crash that kept its recompute from running, and a replay does not write its tombstones
-   * again. First deliveries need no lookup.
-   */
-  async function recomputeHourRollup(planned: TableRows, stored: StoredKeys['conversations']): Promise<void> {
-    const sessions = [...new Set(stored.map((row) => row.session_id))]
-    const storedHours = await storedLatencyHours(clickhouse, database, sessions)
-    const hours = agentHours([
-      ...planned.agent_latency_feed,
-      ...storedHours.map(({ agent_id, hour }) => ({ agent_id, minute: hour })),
-    ])
-    if (hours.length > 0) await recomputeLatencyHours(clickhouse, database, hours)
-  }
-
   /** Writes a batch's rows under the writer's deduplication token; resolves once ClickHouse holds them. */
   async function write(incoming: TableRows, token: string): Promise<TableWrite[]> {
     const sessions = await knownSessions()
@@ -132,7 +114,6 @@ export function createConversationWrite({
       lookedUp.digest ? `${token}:${lookedUp.digest}` : token,
       itemsClient,
     )
-    await recomputeHourRollup(planned, lookedUp.stored.conversations)
     for (const row of messages) counts.landed(row)
     return writes
   }

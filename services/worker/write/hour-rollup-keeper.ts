@@ -1,0 +1,84 @@
+import type { AgentHour } from '../../core/latency-hour-rollup.ts'
+import { insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
+
+// Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path: every
+// WORKER_HOUR_ROLLUP_INTERVAL_MS it asks which agent-hours have minute rows stored after their last
+// recompute and recomputes those (latency-hour-rollup.ts). A write no longer waits for it, so a
+// drain no longer recomputes the same hours after every write; a panel's whole hours take in what
+// was stored up to one interval (plus the pass) ago. Nothing is lost to a crash or an outage: the
+// rows carry their insert time, so the first pass of the next worker, or the next pass after
+// ClickHouse came back, finds what no pass took in. Each pass reads only rows stamped since the
+// pass before began, less the margin of an insert still landing; the first reads every row.
+export interface HourRollupKeeperDeps {
+  /** ClickHouse's clock (epoch ms): insert times are stamped by it, not by this process. */
+  serverNow: () => Promise<number>
+  dirtyHours: (sinceMs: number) => Promise<AgentHour[]>
+  recompute: (hours: readonly AgentHour[]) => Promise<void>
+  intervalMs: number
+  onPass: (outcome: { hours: number } | { error: unknown }) => void
+}
+
+export class HourRollupKeeper {
+  private sinceMs = 0
+  private timer: NodeJS.Timeout | undefined
+  private current: Promise<number> | undefined
+  private stopped = false
+  private readonly deps: HourRollupKeeperDeps
+
+  constructor(deps: HourRollupKeeperDeps) {
+    this.deps = deps
+  }
+
+  /** Where the next pass starts reading (epoch ms of insert time). */
+  get readsFrom(): number {
+    return this.sinceMs
+  }
+
+  /**
+   * One pass, after the one running (if any) ended: resolves with the agent-hours it recomputed,
+   * rejects when ClickHouse failed it (what it was to take in stays for the next pass).
+   */
+  pass(): Promise<number> {
+    const next = (this.current ?? Promise.resolve(0)).catch(() => 0).then(() => this.run())
+    this.current = next
+    return next
+  }
+
+  /** A pass now, then one every interval until stop(); a failed pass is reported and the next one tries again. */
+  start(): void {
+    const schedule = (delayMs: number) => {
+      if (this.stopped) return
+      this.timer = setTimeout(async () => {
+        try {
+          await this.pass()
+        } catch {
+          // reported through onPass
+        }
+        schedule(this.deps.intervalMs)
+      }, delayMs)
+      this.timer.unref()
+    }
+    schedule(0)
+  }
+
+  /** No pass after this one; waits for the one running. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.current?.catch(() => undefined)
+  }
+
+  private async run(): Promise<number> {
+    try {
+      const startedAt = await this.deps.serverNow()
+      const hours = await this.deps.dirtyHours(this.sinceMs)
+      if (hours.length > 0) await this.deps.recompute(hours)
+      this.sinceMs = Math.max(this.sinceMs, startedAt - insertVisibilityMarginSeconds * 1000)
+      this.deps.onPass({ hours: hours.length })
+      return hours.length
+    } catch (error) {
+      this.deps.onPass({ error })
+      throw error
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest'
+import { type AgentHour, insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
+import { HourRollupKeeper, type HourRollupKeeperDeps } from './hour-rollup-keeper.ts'
+
+// The keeper's sequencing with stand-in functions for its two questions and its recompute (the
+// statements themselves run against the engine in test/worker/hour-rollup-recompute).
+const margin = insertVisibilityMarginSeconds * 1000
+
+function keeperWith(steps: { now: number; hours?: AgentHour[]; fail?: 'dirty' | 'recompute' }[]) {
+  const reads: number[] = []
+  const recomputed: AgentHour[][] = []
+  const outcomes: string[] = []
+  let step = -1
+  const deps: HourRollupKeeperDeps = {
+    serverNow: async () => steps[++step]!.now,
+    dirtyHours: async (sinceMs) => {
+      reads.push(sinceMs)
+      if (steps[step]!.fail === 'dirty') throw new Error('ClickHouse away')
+      return steps[step]!.hours ?? []
+    },
+    recompute: async (hours) => {
+      if (steps[step]!.fail === 'recompute') throw new Error('ClickHouse away')
+      recomputed.push([...hours])
+    },
+    intervalMs: 1000,
+    onPass: (outcome) => outcomes.push('hours' in outcome ? `hours ${outcome.hours}` : 'failed'),
+  }
+  return { keeper: new HourRollupKeeper(deps), reads, recomputed, outcomes }
+}
+
+const hour = { agent_id: 'a', hour: 3600 }
+
+describe('HourRollupKeeper', () => {
+  it('reads every row first, then from the start of the pass before less the margin (the server clock)', async () => {
+    const { keeper, reads, recomputed } = keeperWith([
+      { now: 1_000_000, hours: [hour] },
+      { now: 1_010_000 },
+      { now: 1_020_000, hours: [hour] },
+    ])
+    expect(await keeper.pass()).toBe(1)
+    expect(await keeper.pass()).toBe(0)
+    expect(await keeper.pass()).toBe(1)
+    expect(reads).toEqual([0, 1_000_000 - margin, 1_010_000 - margin])
+    expect(recomputed).toEqual([[hour], [hour]])
+  })
+
+  it('a failed pass leaves the bound where it was, so the next pass reads what it did not take in', async () => {
+    const { keeper, reads, outcomes } = keeperWith([
+      { now: 1_000_000 },
+      { now: 1_010_000, hours: [hour], fail: 'recompute' },
+      { now: 1_020_000, fail: 'dirty' },
+      { now: 1_030_000, hours: [hour] },
+      { now: 1_040_000 },
+    ])
+    await keeper.pass()
+    await expect(keeper.pass()).rejects.toThrow(/away/)
+    await expect(keeper.pass()).rejects.toThrow(/away/)
+    await keeper.pass()
+    await keeper.pass()
+    expect(reads).toEqual([0, 1_000_000 - margin, 1_000_000 - margin, 1_000_000 - margin, 1_030_000 - margin])
+    expect(outcomes).toEqual(['hours 0', 'failed', 'failed', 'hours 1', 'hours 0'])
+  })
+
+  it('passes asked for together run one after the other, each reading after the one before', async () => {
+    const { keeper, reads } = keeperWith([{ now: 1_000_000 }, { now: 1_010_000 }, { now: 1_020_000 }])
+    await Promise.all([keeper.pass(), keeper.pass(), keeper.pass()])
+    expect(reads).toEqual([0, 1_000_000 - margin, 1_010_000 - margin])
+  })
+
+  it('never moves the bound back (a server clock set back)', async () => {
+    const { keeper, reads } = keeperWith([{ now: 2_000_000 }, { now: 1_000_000 }, { now: 1_500_000 }])
+    await keeper.pass()
+    await keeper.pass()
+    await keeper.pass()
+    expect(reads).toEqual([0, 2_000_000 - margin, 2_000_000 - margin])
+  })
+
+  it('start passes at once and then every interval; stop ends it', async () => {
+    const { keeper, reads } = keeperWith(
+      Array.from({ length: 50 }, (_, index) => ({ now: 1_000_000 + index })),
+    )
+    keeper.start()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(reads.length).toBe(1)
+    await keeper.stop()
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    expect(reads.length).toBe(1)
+  })
+})
