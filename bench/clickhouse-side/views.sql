@@ -8,7 +8,10 @@
 --        the agent speaking at each item, each item's metric flags, the tool-call pairing)
 --          -> conversations_mv, conversation_items_mv, tool_calls_mv, handoffs_mv,
 --             test_results_mv, campaign_items_mv, agent_latency_feed_mv and
---             conversation_latency_feed_mv (-> the rollups' own views of migration 0008)
+--             conversation_latency_feed_mv (-> the rollups' own views of migration 0008:
+--             agent_latency_minute, conversation_latency with 0014's bands)
+--   agent_latency_feed -> agent_latency_hour_touched_mv; agent_latency_hour_mv (refreshable, every
+--   second) recomputes the touched agent-hours of agent_latency_hour (migration 0013)
 -- Placeholders, replaced by bench/clickhouse-side/clickhouse-side-sql.ts: {database};
 -- {landing_columns} (the event's Avro schema as AvroConfluent reads it: landing-columns.ts);
 -- {landing_engine} (Null, or Kafka with its settings); {kafka_topic}, {kafka_partition},
@@ -272,6 +275,36 @@ SELECT
     arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND empty(f), e2e, item_metric_flags)) AS e2e_latency_unflagged,
     arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND notEmpty(f), e2e, item_metric_flags)) AS e2e_latency_flagged
 FROM {database}.conversation_flat;
+
+-- The hour rollup (migration 0013). The worker recomputes every agent-hour a write touched from
+-- agent_latency_minute FINAL after the write (services/core/latency-hour-rollup.ts); here ClickHouse
+-- does the same with its own means: a view notes the agent-hours each block of the minute rollup's
+-- feed touches, and a refreshable view recomputes, every second, the agent-hours noted since its last
+-- recompute (the newest version in agent_latency_hour, the server's clock when that recompute began)
+-- with the worker's statement ({hour_recompute}: tombstones, then the groups one version higher,
+-- appended). Not an incremental view into an additive table: the minute rollup replaces a
+-- conversation's rows on re-delivery (FINAL), which a sum cannot undo, and the dashboards read
+-- agent_latency_hour as it is. Not a recompute of every hour: its cost would grow with all history.
+-- A noted agent-hour stays due for a margin (10 s, clickhouse-side-sql.ts) after a recompute began, so
+-- a block whose feed was noted before the recompute and whose minute rows landed after it is
+-- recomputed again: an insert slower than that can leave its hours stale until touched again.
+CREATE TABLE IF NOT EXISTS {database}.agent_latency_hour_touched
+(
+    agent_id LowCardinality(String),
+    hour DateTime('UTC'),
+    touched_at DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = MergeTree
+ORDER BY touched_at
+TTL toDateTime(touched_at) + INTERVAL 1 HOUR;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_hour_touched_mv TO {database}.agent_latency_hour_touched AS
+SELECT DISTINCT agent_id, toStartOfHour(minute) AS hour
+FROM {database}.agent_latency_feed;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_hour_mv
+REFRESH EVERY 1 SECOND APPEND TO {database}.agent_latency_hour AS
+{hour_recompute};
 
 -- Last: a Kafka table starts consuming as soon as a view reads it, so every view below the flat
 -- table must exist before this one does. Lambdas capture only small arrays (numbers, ids).
