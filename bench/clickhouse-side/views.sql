@@ -1,7 +1,7 @@
 -- The ClickHouse-side route (#12), a prototype measured by the benchmarks, not a migration: Kafka
 -- message bytes as they are (Avro in the Confluent wire format, read with FORMAT AvroConfluent and
 -- the registry's ccompat URL as format_avro_schema_registry_url) land in `conversation_landing`,
--- and materialized views flatten them into the project's tables (migrations 0001..0008), doing in
+-- and materialized views flatten them into the project's tables (migrations 0001..0016), doing in
 -- SQL what services/worker/conversation-rows.ts does in JS:
 --   conversation_landing  (Null, or ENGINE = Kafka for ClickHouse's own consumer)
 --     -> conversation_flat_mv -> conversation_flat (Null: every timestamp parsed once, the key time,
@@ -17,7 +17,8 @@
 -- {landing_engine} (Null, or Kafka with its settings); {kafka_topic}, {kafka_partition},
 -- {kafka_offset}, {kafka_timestamp_ms}: the Kafka engine's virtual columns (_topic, _partition,
 -- _offset, toUnixTimestamp64Milli(_timestamp_ms)), or constants when the bytes arrive by INSERT
--- (they are not in the bytes).
+-- (they are not in the bytes); {hour_recompute}: the hour rollup's recompute of the agent-hours
+-- touched since the last one (recomputeSelect of services/core/latency-hour-rollup.ts).
 --
 -- Where this differs from the JS transform (bench/results/worker.md lists it too):
 --  * timestamps: parseDateTime64BestEffortOrNull, not core/event/storable-timestamp.ts. A value the
