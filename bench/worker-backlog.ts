@@ -142,8 +142,32 @@ export async function storedFreshness(dataDir: string): Promise<{ p50: number; p
 
 // The tests' worker settings, with the bench's own group name and info-level logs (the bench
 // reads the metrics URL from the log).
+/**
+ * The hour-rollup keeper every second, as the Kafka-engine peer's refreshable view (views.sql): the
+ * same work at the same pace (the worker's default is every 10 s).
+ */
+export const benchHourRollupIntervalMs = 1000
+
 export const benchWorkerEnv = (topic: string, dataDir: string) =>
-  workerEnv(topic, dataDir, { WORKER_GROUP_ID: `bench-worker-${randomUUID()}`, LOG_LEVEL: 'info' })
+  workerEnv(topic, dataDir, {
+    WORKER_GROUP_ID: `bench-worker-${randomUUID()}`,
+    LOG_LEVEL: 'info',
+    WORKER_HOUR_ROLLUP_INTERVAL_MS: String(benchHourRollupIntervalMs),
+  })
+
+const hourRollupPasses = 'worker_hour_rollup_passes_total'
+
+/**
+ * The drain ends once the hour rollup took in its last write, as the peer's clock waits for its own
+ * (hour-rollup-caught-up.ts): two more passes of the keeper, the second begun after the last write.
+ * A worker without the keeper (an older checkout in an A/B) recomputed within its writes.
+ */
+async function awaitHourRollupPasses(url: string, text: string): Promise<void> {
+  if (!text.includes(hourRollupPasses)) return
+  const target = sumOf(text, hourRollupPasses) + 2
+  while (sumOf(await metricsText(url), hourRollupPasses) < target)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+}
 
 export async function metricsUrlOf(output: string[]): Promise<string> {
   for (let waited = 0; waited < 120_000; waited += 100) {
@@ -226,10 +250,11 @@ export async function measureBacklogDrain(options: {
     let cpuAtFirst = 0
     let mainCpuAtFirst = 0
     let consumed = 0
+    let text = ''
     while (consumed < total) {
       // One scrape per tick, every 100 ms: polling costs the worker CPU the figures would include.
       await new Promise((resolve) => setTimeout(resolve, 100))
-      const text = await metricsText(url)
+      text = await metricsText(url)
       const inFlight = sumOf(text, 'worker_batches_in_flight')
       consumed = sumOf(text, 'worker_messages_consumed_total')
       const dead = sumOf(text, 'worker_messages_consumed_total{outcome="dead_lettered"')
@@ -240,6 +265,7 @@ export async function measureBacklogDrain(options: {
         mainCpuAtFirst = mainThreadCpuSeconds(service.child.pid!)
       }
     }
+    await awaitHourRollupPasses(url, text)
     const seconds = (performance.now() - firstAt) / 1000
     const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
     const rssMb = peakRssMb(service.child.pid!)

@@ -30,7 +30,9 @@ import {
 //     project's migrations, kafka_max_block_size = 1000, kafka_flush_interval_ms = 500, the best
 //     settings measured in issue #12) on the same backlog: conversations/s from its first message
 //     read (as the worker's from its first batch) until its conversations table holds the backlog (and its items table every item: the views of one
-//     block run one after another), CPU per conversation, peak RSS;
+//     block run one after another; and its hour rollup, a refreshable view, counts what its minute
+//     rollup counts: the tables and rollups the worker fills, bench/results/worker.md "The peer"),
+//     CPU per conversation, peak RSS;
 //  4. freshness at 50 and at 500 events/s (BENCH_FRESHNESS_RATES), each with a fresh worker and
 //     topic: publish -> queryable, p50/p99, and the worker's peak RSS under that load. `received_at`
 //     is stamped when the bench encodes the event (where the ingress would accept it); `inserted_at`

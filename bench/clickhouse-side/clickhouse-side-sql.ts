@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { splitStatements } from '../../services/core/clickhouse-migrations.ts'
 import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
+import { recomputeSelect } from '../../services/core/latency-hour-rollup.ts'
 import { landingColumns } from './landing-columns.ts'
 
 // The ClickHouse-side route's SQL (views.sql) with its placeholders filled: the landing table as a
@@ -34,6 +35,20 @@ function landingEngine(landing: Landing): string {
     kafka_flush_interval_ms = ${landing.flushIntervalMs}`
 }
 
+/** How long a touched agent-hour stays due after a recompute of the hour rollup began (views.sql). */
+const hourTouchedMarginSeconds = 10
+
+/**
+ * The agent-hours the hour rollup's refreshable view recomputes: those noted in
+ * agent_latency_hour_touched since the last recompute began (its version, the server's clock in ns),
+ * less the margin; every noted one while agent_latency_hour is empty.
+ */
+const touchedSinceLastRecompute = (database: string) => (hourOf: string) =>
+  `(agent_id, ${hourOf}) IN (
+    SELECT agent_id, hour FROM ${database}.agent_latency_hour_touched
+    WHERE touched_at >= fromUnixTimestamp64Nano(toInt64((SELECT max(version) FROM ${database}.agent_latency_hour)))
+      - INTERVAL ${hourTouchedMarginSeconds} SECOND)`
+
 /**
  * The statements, in order, for `database`, which runMigrations has migrated (the views feed
  * the tables and feeds of the latest migrations).
@@ -49,6 +64,7 @@ export function clickhouseSideStatements(database: string, landing: Landing): st
     kafka_partition: kafka ? 'toUInt32(_partition)' : '0',
     kafka_offset: kafka ? 'toUInt64(_offset)' : '0',
     kafka_timestamp_ms: kafka ? 'toUInt64(ifNull(toUnixTimestamp64Milli(_timestamp_ms), 0))' : '0',
+    hour_recompute: recomputeSelect(database, touchedSinceLastRecompute(database)),
   }
   return splitStatements(sql).map((statement) =>
     statement.replaceAll(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole),

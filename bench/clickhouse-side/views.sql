@@ -1,20 +1,24 @@
 -- The ClickHouse-side route (#12), a prototype measured by the benchmarks, not a migration: Kafka
 -- message bytes as they are (Avro in the Confluent wire format, read with FORMAT AvroConfluent and
 -- the registry's ccompat URL as format_avro_schema_registry_url) land in `conversation_landing`,
--- and materialized views flatten them into the project's tables (migrations 0001..0008), doing in
+-- and materialized views flatten them into the project's tables (migrations 0001..0016), doing in
 -- SQL what services/worker/conversation-rows.ts does in JS:
 --   conversation_landing  (Null, or ENGINE = Kafka for ClickHouse's own consumer)
 --     -> conversation_flat_mv -> conversation_flat (Null: every timestamp parsed once, the key time,
 --        the agent speaking at each item, each item's metric flags, the tool-call pairing)
 --          -> conversations_mv, conversation_items_mv, tool_calls_mv, handoffs_mv,
 --             test_results_mv, campaign_items_mv, agent_latency_feed_mv and
---             conversation_latency_feed_mv (-> the rollups' own views of migration 0008)
+--             conversation_latency_feed_mv (-> the rollups' own views of migration 0008:
+--             agent_latency_minute, conversation_latency with 0014's bands)
+--   agent_latency_feed -> agent_latency_hour_touched_mv; agent_latency_hour_mv (refreshable, every
+--   second) recomputes the touched agent-hours of agent_latency_hour (migration 0013)
 -- Placeholders, replaced by bench/clickhouse-side/clickhouse-side-sql.ts: {database};
 -- {landing_columns} (the event's Avro schema as AvroConfluent reads it: landing-columns.ts);
 -- {landing_engine} (Null, or Kafka with its settings); {kafka_topic}, {kafka_partition},
 -- {kafka_offset}, {kafka_timestamp_ms}: the Kafka engine's virtual columns (_topic, _partition,
 -- _offset, toUnixTimestamp64Milli(_timestamp_ms)), or constants when the bytes arrive by INSERT
--- (they are not in the bytes).
+-- (they are not in the bytes); {hour_recompute}: the hour rollup's recompute of the agent-hours
+-- touched since the last one (recomputeSelect of services/core/latency-hour-rollup.ts).
 --
 -- Where this differs from the JS transform (bench/results/worker.md lists it too):
 --  * timestamps: parseDateTime64BestEffortOrNull, not core/event/storable-timestamp.ts. A value the
@@ -272,6 +276,36 @@ SELECT
     arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND empty(f), e2e, item_metric_flags)) AS e2e_latency_unflagged,
     arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND notEmpty(f), e2e, item_metric_flags)) AS e2e_latency_flagged
 FROM {database}.conversation_flat;
+
+-- The hour rollup (migration 0013). The worker recomputes every agent-hour a write touched from
+-- agent_latency_minute FINAL after the write (services/core/latency-hour-rollup.ts); here ClickHouse
+-- does the same with its own means: a view notes the agent-hours each block of the minute rollup's
+-- feed touches, and a refreshable view recomputes, every second, the agent-hours noted since its last
+-- recompute (the newest version in agent_latency_hour, the server's clock when that recompute began)
+-- with the worker's statement ({hour_recompute}: tombstones, then the groups one version higher,
+-- appended). Not an incremental view into an additive table: the minute rollup replaces a
+-- conversation's rows on re-delivery (FINAL), which a sum cannot undo, and the dashboards read
+-- agent_latency_hour as it is. Not a recompute of every hour: its cost would grow with all history.
+-- A noted agent-hour stays due for a margin (10 s, clickhouse-side-sql.ts) after a recompute began, so
+-- a block whose feed was noted before the recompute and whose minute rows landed after it is
+-- recomputed again: an insert slower than that can leave its hours stale until touched again.
+CREATE TABLE IF NOT EXISTS {database}.agent_latency_hour_touched
+(
+    agent_id LowCardinality(String),
+    hour DateTime('UTC'),
+    touched_at DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = MergeTree
+ORDER BY touched_at
+TTL toDateTime(touched_at) + INTERVAL 1 HOUR;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_hour_touched_mv TO {database}.agent_latency_hour_touched AS
+SELECT DISTINCT agent_id, toStartOfHour(minute) AS hour
+FROM {database}.agent_latency_feed;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_hour_mv
+REFRESH EVERY 1 SECOND APPEND TO {database}.agent_latency_hour AS
+{hour_recompute};
 
 -- Last: a Kafka table starts consuming as soon as a view reads it, so every view below the flat
 -- table must exist before this one does. Lambdas capture only small arrays (numbers, ids).

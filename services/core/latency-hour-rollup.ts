@@ -49,11 +49,12 @@ const touched = (hourOf: string) =>
       FROM (SELECT arrayJoin(arrayZip({agentOfHour:Array(String)}, {hours:Array(UInt32)})) AS pair))`
 
 /**
- * The recompute: tombstones (version V) for the stored groups of the touched agent-hours, and their
- * groups as agent_latency_minute FINAL has them now (version V + 1), V being the server's clock.
+ * The recompute's rows: tombstones (version V) for the stored groups of the agent-hours `where`
+ * selects, and their groups as agent_latency_minute FINAL has them now (version V + 1), V being the
+ * server's clock. `where` is a condition on agent_id and the hour expression it is given. Named as
+ * agent_latency_hour's columns, so a view can append it too (bench/clickhouse-side).
  */
-export function recomputeStatement(database: string, scope: 'touched' | 'every hour' = 'touched'): string {
-  const where = (hourOf: string) => (scope === 'touched' ? touched(hourOf) : '1')
+export function recomputeSelect(database: string, where: (hourOf: string) => string): string {
   const version = 'toUInt64(toUnixTimestamp64Nano(now64(9)))'
   // Typed and named: equal constants of one SELECT must not share a name.
   const emptyValues = ['toUInt32(0)', 'toFloat64(0)', 'CAST([] AS Array(Int16))', 'CAST([] AS Array(UInt32))']
@@ -74,9 +75,7 @@ export function recomputeStatement(database: string, scope: 'touched' | 'every h
       ]
     }),
   )
-  return `INSERT INTO ${database}.agent_latency_hour
-  (agent_id, hour, source, agent_name, version, is_deleted, ${hourRollupMetricColumns.join(', ')})
-SELECT agent_id, hour, source, agent_name, ${version}, 1, ${emptied.join(', ')}
+  return `SELECT agent_id, hour, source, agent_name, ${version} AS version, 1 AS is_deleted, ${emptied.join(', ')}
 FROM ${database}.agent_latency_hour FINAL
 WHERE ${where('hour')}
 UNION ALL
@@ -85,6 +84,14 @@ SELECT agent_id, toStartOfHour(minute) AS minute_hour, source, agent_name, ${ver
 FROM ${database}.agent_latency_minute FINAL
 WHERE ${where('toStartOfHour(minute)')}
 GROUP BY agent_id, minute_hour, source, agent_name`
+}
+
+/** The recompute as an INSERT: of the agent-hours given as parameters (recomputeParams), or of every hour. */
+export function recomputeStatement(database: string, scope: 'touched' | 'every hour' = 'touched'): string {
+  const where = (hourOf: string) => (scope === 'touched' ? touched(hourOf) : '1')
+  return `INSERT INTO ${database}.agent_latency_hour
+  (agent_id, hour, source, agent_name, version, is_deleted, ${hourRollupMetricColumns.join(', ')})
+${recomputeSelect(database, where)}`
 }
 
 /** The query parameters of the recompute for these agent-hours. */

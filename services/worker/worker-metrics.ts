@@ -94,6 +94,11 @@ export function createWorkerMetrics(
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    hourRollupPasses: new Counter({
+      name: 'worker_hour_rollup_passes_total',
+      help: 'Passes of the hour-rollup keeper that ended (each took in what was stored before it began)',
+      registers: [registry],
+    }),
     hourRollupRecomputed: new Counter({
       name: 'worker_hour_rollup_recomputed_hours_total',
       help: 'Agent-hours of the hour rollup recomputed by the keeper (their minute rows changed since their last recompute)',

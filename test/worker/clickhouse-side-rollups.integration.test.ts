@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clickhouseSideStatements, landingInsert } from '../../bench/clickhouse-side/clickhouse-side-sql.ts'
+import { awaitHourRollup } from '../../bench/clickhouse-side/hour-rollup-caught-up.ts'
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
@@ -12,39 +13,52 @@ import { createEventCodec, createSchemaRegistry } from '../../services/core/even
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { emptyTableRows, tableNames } from '../../services/worker/table-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { insertRowsAndHourRollup, insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadAllFixtures, loadFixture } from '../fixtures/index.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { embeddedClickHouse, queryRows, tempDataDir } from './worker-test-support.ts'
 
 // The ClickHouse-side peer of the worker benchmark (bench/clickhouse-side/views.sql) must write the
-// rollups of migration 0008 as the worker does: the same Avro message bytes go through the worker's
-// transform and insert into one database and through the peer's INSERT route (FORMAT AvroConfluent
-// into the landing table, flattened by the views) into another, and conversation_latency and
-// agent_latency_minute are compared row by row under FINAL (keys, counts, sums, maxima, histograms).
-// The conversations: every fixture (failed rooms, tests, campaigns), one with impossible metrics
-// (flagged values), generated ones.
+// rollups as the worker does: the same Avro message bytes go through the worker's transform, insert
+// and hour recompute into one database and through the peer's INSERT route (FORMAT AvroConfluent
+// into the landing table, flattened by the views; the hour rollup by its refreshable view) into
+// another, and conversation_latency (0008, with 0014's bands), agent_latency_minute (0008) and
+// agent_latency_hour (0013) are compared row by row under FINAL (keys, counts, sums, maxima,
+// histograms, bands; the hour rollup's version, a clock, aside). The conversations, in two writes:
+// every fixture (failed rooms, tests, campaigns), one with impossible metrics (flagged values),
+// generated ones; then more generated ones and copies of the first write's, so that the second
+// write changes agent-hours the hour rollup already holds.
 const databases = { worker: 'rollups_worker', peer: 'rollups_peer' } as const
 const topic = 'voice.conversation-complete.v1'
 const data = tempDataDir('clickhouse-side-rollups')
 const infile = join(data.dir, 'landing.avro')
 let client: ClickHouseClient
 
-function conversations(): ConversationCompleteEvent[] {
-  const fresh = (event: ConversationCompleteEvent) => ({
-    ...event,
-    data: { ...event.data, session_id: `${event.data.session_id}-${randomUUID()}` },
-  })
-  return [
+const fresh = (event: ConversationCompleteEvent) => ({
+  ...event,
+  data: { ...event.data, session_id: `${event.data.session_id}-${randomUUID()}` },
+})
+const generated = generateConversations({ count: 12, seed: 8, historyItems: 24 })
+const writes = [
+  [
     ...Object.values(loadAllFixtures()).map(fresh),
     withImpossibleMetrics(loadFixture('full'), randomUUID()).event,
-    ...generateConversations({ count: 12, seed: 8, historyItems: 24 }).map(fresh),
-  ]
-}
+    ...generated.slice(0, 8).map(fresh),
+  ],
+  [...generated.slice(8).map(fresh), ...generated.slice(0, 3).map(fresh)],
+]
+const conversationCount = writes[0]!.length + writes[1]!.length
 
 const ordered = (database: string, table: string, time: string) =>
   queryRows(client, `SELECT * FROM ${database}.${table} FINAL ORDER BY agent_id, ${time}, session_id`)
+const hourRows = (database: string) =>
+  queryRows(
+    client,
+    `SELECT * EXCEPT version FROM ${database}.agent_latency_hour FINAL ORDER BY agent_id, hour, source, agent_name`,
+  )
+/** The hour rollup of each database after each write. */
+const hoursAfter: { worker: Record<string, unknown>[]; peer: Record<string, unknown>[] }[] = []
 
 beforeAll(async () => {
   client = embeddedClickHouse(data.dir)
@@ -56,22 +70,30 @@ beforeAll(async () => {
   const codec = await createEventCodec(createSchemaRegistry(registryUrl))
   const registry = createSchemaRegistry(registryUrl)
   const receivedAt = Date.parse('2026-11-25T12:00:00Z')
-  const bytes = await Promise.all(
-    conversations().map((event) => codec.encode(toAvroRecord(event, { source: 'test', receivedAt }))),
-  )
+  let offset = 0
+  for (const [index, write] of writes.entries()) {
+    const bytes = await Promise.all(
+      write.map((event) => codec.encode(toAvroRecord(event, { source: 'test', receivedAt }))),
+    )
+    // The worker: decode, transform, one write of every table (its Null feeds included), then the
+    // recompute of the agent-hours it touched, as the worker does after each write.
+    const rows = emptyTableRows()
+    for (const value of bytes) {
+      const record = (await registry.decode(value)) as AvroRecord
+      const one = conversationRows(record, { topic, partition: 0, offset: offset++, timestampMs: receivedAt })
+      for (const table of tableNames) (rows[table] as unknown[]).push(...(one[table] as unknown[]))
+    }
+    await insertRowsAndHourRollup(client, databases.worker, rows, `rollups-worker-${index}`)
 
-  // The worker: decode, transform, one write of every table (its Null feeds included).
-  const rows = emptyTableRows()
-  for (const [offset, value] of bytes.entries()) {
-    const record = (await registry.decode(value)) as AvroRecord
-    const one = conversationRows(record, { topic, partition: 0, offset, timestampMs: receivedAt })
-    for (const table of tableNames) (rows[table] as unknown[]).push(...(one[table] as unknown[]))
+    // The peer: the message bytes as they are, one INSERT into the landing table; its hour rollup
+    // once the refreshable view has caught up.
+    writeFileSync(infile, Buffer.concat(bytes))
+    await client.command({
+      query: landingInsert(databases.peer, infile, registryUrl, `rollups-peer-${index}`),
+    })
+    await awaitHourRollup(client, databases.peer)
+    hoursAfter.push({ worker: await hourRows(databases.worker), peer: await hourRows(databases.peer) })
   }
-  await insertTableRows(client, databases.worker, rows, 'rollups-worker')
-
-  // The peer: the message bytes as they are, one INSERT into the landing table.
-  writeFileSync(infile, Buffer.concat(bytes))
-  await client.command({ query: landingInsert(databases.peer, infile, registryUrl, 'rollups-peer') })
 })
 
 afterAll(async () => {
@@ -84,7 +106,7 @@ describe('the ClickHouse-side peer (views.sql) and the worker', () => {
   it('store the same conversation_latency rows, flagged turns and failures included', async () => {
     const worker = await ordered(databases.worker, 'conversation_latency', 'event_time')
     const peer = await ordered(databases.peer, 'conversation_latency', 'event_time')
-    expect(worker.length).toBe(conversations().length)
+    expect(worker.length).toBe(conversationCount)
     // What the comparison must cover to mean something: flagged turns, failures, tests.
     expect(worker.some((row) => Number(row.e2e_latency_flagged_count) > 0)).toBe(true)
     expect(worker.some((row) => row.failed === true)).toBe(true)
@@ -95,9 +117,25 @@ describe('the ClickHouse-side peer (views.sql) and the worker', () => {
   it('store the same agent_latency_minute rows, unflagged and flagged histograms apart', async () => {
     const worker = await ordered(databases.worker, 'agent_latency_minute', 'minute')
     const peer = await ordered(databases.peer, 'agent_latency_minute', 'minute')
-    expect(worker.length).toBeGreaterThan(conversations().length)
+    expect(worker.length).toBeGreaterThan(conversationCount)
     expect(worker.some((row) => Number(row.llm_node_ttft_flagged_count) > 0)).toBe(true)
     expect(worker.some((row) => (row.e2e_latency_unflagged_buckets as number[]).length > 1)).toBe(true)
     expect(peer).toEqual(worker)
+  })
+
+  it('store the same agent_latency_hour rows after each write, the hours a second write changed included', async () => {
+    const [first, second] = hoursAfter
+    // What the comparison must cover: hours with flagged values, and hours the second write changed.
+    expect(first!.worker.length).toBeGreaterThan(0)
+    expect(first!.worker.some((row) => Number(row.llm_node_ttft_flagged_count) > 0)).toBe(true)
+    const key = (row: Record<string, unknown>) =>
+      JSON.stringify([row.agent_id, row.hour, row.source, row.agent_name])
+    const before = new Map(first!.worker.map((row) => [key(row), JSON.stringify(row)]))
+    const changed = second!.worker.filter(
+      (row) => before.has(key(row)) && before.get(key(row)) !== JSON.stringify(row),
+    )
+    expect(changed.length).toBeGreaterThan(0)
+    expect(first!.peer).toEqual(first!.worker)
+    expect(second!.peer).toEqual(second!.worker)
   })
 })

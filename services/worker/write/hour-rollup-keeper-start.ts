@@ -42,6 +42,7 @@ export function startHourRollupKeeper(
     config.WORKER_HOUR_ROLLUP_INTERVAL_MS,
     (outcome) => {
       if ('hours' in outcome) {
+        metrics.hourRollupPasses.inc()
         metrics.hourRollupRecomputed.inc(outcome.hours)
         if (outcome.hours > 0) logger.debug({ hours: outcome.hours }, 'hour rollup: agent-hours recomputed')
       } else {
