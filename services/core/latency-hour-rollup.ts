@@ -107,8 +107,14 @@ export function recomputeParams(hours: readonly AgentHour[]): Record<string, unk
 }
 
 const recomputeChunk = 500
-/** A token of its own per recompute: an inherited one (chDB keeps settings for the session) would drop it. */
-const ownToken = () => ({ insert_deduplication_token: `latency-hour-recompute-${randomUUID()}` })
+/**
+ * A token of its own per recompute: an inherited one (chDB keeps settings for the session) would drop
+ * it. Hours of more months than max_partitions_per_insert_block (a backfill) are written in one insert.
+ */
+const recomputeSettings = () => ({
+  insert_deduplication_token: `latency-hour-recompute-${randomUUID()}`,
+  throw_on_max_partitions_per_insert_block: 0,
+})
 
 /** Recomputes these agent-hours of the hour rollup from agent_latency_minute. */
 export async function recomputeLatencyHours(
@@ -120,7 +126,7 @@ export async function recomputeLatencyHours(
     await client.command({
       query: recomputeStatement(database),
       query_params: recomputeParams(hours.slice(start, start + recomputeChunk)),
-      clickhouse_settings: ownToken(),
+      clickhouse_settings: recomputeSettings(),
     })
 }
 
@@ -128,7 +134,7 @@ export async function recomputeLatencyHours(
 export async function recomputeEveryLatencyHour(client: ClickHouseClient, database: string): Promise<void> {
   await client.command({
     query: recomputeStatement(database, 'every hour'),
-    clickhouse_settings: ownToken(),
+    clickhouse_settings: recomputeSettings(),
   })
 }
 

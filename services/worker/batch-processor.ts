@@ -61,8 +61,6 @@ interface RetryPolicy {
   dependency: Exclude<Dependency, 'clickhouse'>
   /** Errors no retry can help: back to the step at once. */
   giveUp: (error: unknown) => boolean
-  /** Told when the dependency starts (true) or stops (false) failing, beside /healthz. */
-  onFailingChange?: (failing: boolean) => void
 }
 
 export function createBatchProcessor(deps: BatchProcessorDeps) {
@@ -71,13 +69,9 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
   /** Retries an operation on one dependency until it answers; its partition waits meanwhile. */
   function retrying(policy: RetryPolicy) {
     const { dependency } = policy
-    let failing = false
     const setFailing = (now: boolean) => {
-      if (failing === now) return
-      failing = now
-      progress.dependencyFailing(dependency, now)
-      policy.onFailingChange?.(now)
-      if (!now) logger.info({ dependency }, `${dependency} answers again: resuming`)
+      if (progress.dependencyFailing(dependency, now) && !now)
+        logger.info({ dependency }, `${dependency} answers again: resuming`)
     }
     return async <T>(
       operation: () => Promise<T>,
@@ -106,7 +100,6 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     dependency: 'schema_registry',
     // A DependencyError is the registry not answering; anything else decodeMessage throws is a bug.
     giveUp: (error) => !(error instanceof DependencyError),
-    onFailingChange: (failing) => metrics.schemaRegistryFailing.set(failing ? 1 : 0),
   })
   const deadLetterTopic = retrying({ dependency: 'dead_letter_publish', giveUp: isTooLarge })
   // The consumer heartbeats on a timer of its own (kafka-consumer.ts): waiting needs no keep-alive.

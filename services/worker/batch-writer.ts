@@ -3,6 +3,7 @@ import type { BackoffSettings } from './backoff.ts'
 import { type MessageRows, mergeRows } from './batch-rows.ts'
 import { classifyClickHouseError } from './clickhouse-errors.ts'
 import { insertToken, type OffsetRange } from './insert-token.ts'
+import type { ProgressWatch } from './progress-watch.ts'
 import { retryUntil } from './retry-until.ts'
 import type { TableRows } from './table-rows.ts'
 import type { WorkerMetrics } from './worker-metrics.ts'
@@ -28,8 +29,8 @@ export interface BatchWriterDeps {
   logger: Logger
   signal: AbortSignal
   backoff: BackoffSettings
-  /** Called with true when inserts start failing, false once one succeeds again. */
-  onFailing: (failing: boolean) => void
+  /** Where the worker knows whether ClickHouse fails: told when inserts start failing and when one succeeds again. */
+  progress: Pick<ProgressWatch, 'dependencyFailing'>
   /**
    * Freshness bound: a write starts at the latest this long after its oldest waiting batch was
    * submitted (or, if a write is still running then, as soon as it ends). Batches submitted
@@ -61,7 +62,6 @@ export class BatchWriter {
   private timer: NodeJS.Timeout | undefined
   private timerDue = 0
   private flushing: Promise<void> = Promise.resolve()
-  private failing = false
   private readonly deps: BatchWriterDeps
 
   constructor(deps: BatchWriterDeps) {
@@ -170,11 +170,7 @@ export class BatchWriter {
       keepAlive,
       onFailure: (error, attempt, delayMs) => {
         metrics.retries.inc({ operation: 'clickhouse_insert' })
-        if (!this.failing) {
-          this.failing = true
-          metrics.clickhouseFailing.set(1)
-          this.deps.onFailing(true)
-        }
+        this.deps.progress.dependencyFailing('clickhouse', true)
         const message = (error as Error).message
         if (classifyClickHouseError(error).needsOperator)
           logger.error(
@@ -186,12 +182,8 @@ export class BatchWriter {
           logger.warn({ attempt, retryInMs: delayMs, error: message }, 'ClickHouse insert failed: retrying')
       },
     })
-    if (this.failing) {
-      this.failing = false
-      metrics.clickhouseFailing.set(0)
-      this.deps.onFailing(false)
+    if (this.deps.progress.dependencyFailing('clickhouse', false))
       logger.info('ClickHouse acknowledges inserts again: resuming')
-    }
     for (const write of writes) {
       metrics.rowsInserted.inc({ table: write.table }, write.rows)
       metrics.insertDuration.observe({ table: write.table }, write.seconds)

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../core/logger.ts'
 import type { MessageRows } from './batch-rows.ts'
 import { BatchWriter, type BatchWriterDeps, type Rejected } from './batch-writer.ts'
+import { ProgressWatch } from './progress-watch.ts'
 import { WorkerStoppingError } from './retry-until.ts'
 import { emptyTableRows, type TableRows } from './table-rows.ts'
 import { createWorkerMetrics } from './worker-metrics.ts'
@@ -62,6 +63,10 @@ function entry(
 function writer(insert: BatchWriterDeps['insert'], options: Partial<BatchWriterDeps> = {}) {
   const controller = new AbortController()
   const failing: boolean[] = []
+  const progress = new ProgressWatch()
+  progress.onDependencyChange((dependency, now) => {
+    if (dependency === 'clickhouse') failing.push(now)
+  })
   const keepAlive = vi.fn(async () => {})
   const batchWriter = new BatchWriter({
     insert,
@@ -69,7 +74,7 @@ function writer(insert: BatchWriterDeps['insert'], options: Partial<BatchWriterD
     logger: createLogger('batch-writer-test', 'silent'),
     signal: controller.signal,
     backoff: { baseMs: 100, maxMs: 1_000 },
-    onFailing: (value) => failing.push(value),
+    progress,
     maxBatchAgeMs: 100,
     maxBacklogBatchAgeMs: 100,
     maxRows: 1_000,

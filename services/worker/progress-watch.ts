@@ -1,5 +1,7 @@
 // Whether the worker makes progress: a worker retrying a dependency, or holding batches it cannot
-// commit, must say so (/healthz, worker_stalled) instead of answering 200 while nothing moves.
+// commit, must say so (/healthz, worker_stalled) instead of answering 200 while nothing moves. The one
+// place that knows which dependency fails: the batch writer (ClickHouse) and the batch processor (the
+// registry, the DLQ) report here; /healthz, the *_failing gauges and the consumer's pause read it.
 // Progress is a commit; a worker with nothing in hand is idle, not stalled. The clock starts when
 // work arrives after idleness, so a quiet night is no stall.
 export type Dependency = 'clickhouse' | 'schema_registry' | 'dead_letter_publish'
@@ -13,6 +15,8 @@ export interface ProgressState {
 }
 
 export interface StallStatus {
+  /** Dependencies failing right now, oldest first. */
+  failing: readonly Dependency[]
   stalled: boolean
   secondsWithoutProgress: number
   /** Why it is stalled (or what it retries), for /healthz and the logs. */
@@ -28,7 +32,7 @@ export function stallStatus(state: ProgressState, nowMs: number, boundSeconds: n
     ? `no offset committed for ${Math.round(secondsWithoutProgress)} s with ${state.batchesInFlight} batch(es) in hand` +
       (waiting ? `: ${waiting}` : '')
     : waiting
-  return { stalled, secondsWithoutProgress, reason }
+  return { failing: state.failing, stalled, secondsWithoutProgress, reason }
 }
 
 /** The mutable side: the batch processor and the writer report here, /healthz and /metrics read. */
@@ -36,6 +40,7 @@ export class ProgressWatch {
   private inFlight = 0
   private lastProgressMs: number
   private readonly failing = new Set<Dependency>()
+  private readonly listeners: Array<(dependency: Dependency, failing: boolean) => void> = []
   private readonly now: () => number
 
   constructor(now: () => number = Date.now) {
@@ -56,9 +61,18 @@ export class ProgressWatch {
     this.lastProgressMs = this.now()
   }
 
-  dependencyFailing(dependency: Dependency, failing: boolean): void {
+  /** The dependency fails (true) or answers (false); true when that changed what was known. */
+  dependencyFailing(dependency: Dependency, failing: boolean): boolean {
+    if (this.failing.has(dependency) === failing) return false
     if (failing) this.failing.add(dependency)
     else this.failing.delete(dependency)
+    for (const listener of this.listeners) listener(dependency, failing)
+    return true
+  }
+
+  /** Told of every change (e.g. the consumer pauses while ClickHouse fails). */
+  onDependencyChange(listener: (dependency: Dependency, failing: boolean) => void): void {
+    this.listeners.push(listener)
   }
 
   status(boundSeconds: number): StallStatus {

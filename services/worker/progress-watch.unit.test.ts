@@ -70,4 +70,17 @@ describe('ProgressWatch', () => {
     watch.dependencyFailing('clickhouse', false)
     expect(watch.status(60).reason).toBe('retrying schema_registry')
   })
+
+  it('is the one place that knows: says whether a report changed anything, tells listeners of changes only', () => {
+    const watch = new ProgressWatch(() => 0)
+    const heard: string[] = []
+    watch.onDependencyChange((dependency, failing) => heard.push(`${dependency} ${failing}`))
+    expect(watch.dependencyFailing('clickhouse', true)).toBe(true)
+    expect(watch.dependencyFailing('clickhouse', true), 'a retry again').toBe(false)
+    expect(watch.dependencyFailing('schema_registry', false), 'was not failing').toBe(false)
+    expect(watch.status(60).failing).toEqual(['clickhouse'])
+    expect(watch.dependencyFailing('clickhouse', false)).toBe(true)
+    expect(heard).toEqual(['clickhouse true', 'clickhouse false'])
+    expect(watch.status(60).failing).toEqual([])
+  })
 })

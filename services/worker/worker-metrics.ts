@@ -87,6 +87,9 @@ export function createWorkerMetrics(
       name: 'worker_clickhouse_failing',
       help: '1 while inserts fail and the consumer is paused retrying, else 0',
       registers: [registry],
+      collect() {
+        this.set(stall()?.failing.includes('clickhouse') ? 1 : 0)
+      },
     }),
     writeSplits: new Counter({
       name: 'worker_clickhouse_write_splits_total',
@@ -113,6 +116,9 @@ export function createWorkerMetrics(
       name: 'worker_schema_registry_failing',
       help: '1 while the schema registry cannot give the schema of a message (down, 5xx, 404 from a wrong path or an empty registry) and its partition waits, else 0',
       registers: [registry],
+      collect() {
+        this.set(stall()?.failing.includes('schema_registry') ? 1 : 0)
+      },
     }),
     deadLetterOversized: new Counter({
       name: 'worker_dead_letter_oversized_total',

@@ -11,7 +11,6 @@ export interface WorkerCondition {
   /** At start: what it waits for (e.g. "clickhouse", "kafka"). */
   waitingFor: string | undefined
   stall: StallStatus
-  clickhouseFailing: boolean
   topic: string
   groupId: string
 }
@@ -33,7 +32,7 @@ function details(condition: WorkerCondition) {
           ? `starting: waiting for ${condition.waitingFor ?? 'the consumer group'}`
           : 'consumer stopped',
     secondsWithoutProgress: Math.round(stall.secondsWithoutProgress),
-    clickhouseFailing: condition.clickhouseFailing,
+    clickhouseFailing: stall.failing.includes('clickhouse'),
     topic: condition.topic,
     groupId: condition.groupId,
     ...(phase === 'starting' ? { waitingFor: condition.waitingFor } : {}),

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { liveness, readiness, type WorkerCondition } from './worker-probes.ts'
 
-const calm = { stalled: false, secondsWithoutProgress: 0, reason: undefined }
+const calm = { failing: [], stalled: false, secondsWithoutProgress: 0, reason: undefined }
 const base: WorkerCondition = {
   phase: 'running',
   waitingFor: undefined,
   stall: calm,
-  clickhouseFailing: false,
   topic: 't',
   groupId: 'g',
 }
@@ -19,15 +18,26 @@ describe('worker probes', () => {
     [
       'running, retrying ClickHouse within the stall bound',
       at({
-        clickhouseFailing: true,
-        stall: { stalled: false, secondsWithoutProgress: 3, reason: 'retrying clickhouse' },
+        stall: {
+          failing: ['clickhouse'],
+          stalled: false,
+          secondsWithoutProgress: 3,
+          reason: 'retrying clickhouse',
+        },
       }),
       true,
       false,
     ],
     [
       'stalled',
-      at({ stall: { stalled: true, secondsWithoutProgress: 200, reason: 'no offset committed for 200 s' } }),
+      at({
+        stall: {
+          failing: [],
+          stalled: true,
+          secondsWithoutProgress: 200,
+          reason: 'no offset committed for 200 s',
+        },
+      }),
       false,
       false,
     ],
@@ -44,5 +54,11 @@ describe('worker probes', () => {
       waitingFor: 'clickhouse',
       reason: 'starting: waiting for clickhouse',
     })
+  })
+
+  it('says whether ClickHouse fails, as the progress watch knows it', () => {
+    expect(liveness(base).clickhouseFailing).toBe(false)
+    const retrying = { ...calm, failing: ['schema_registry', 'clickhouse'] as const, reason: 'retrying' }
+    expect(readiness(at({ stall: retrying })).clickhouseFailing).toBe(true)
   })
 })

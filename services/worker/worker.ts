@@ -142,12 +142,10 @@ export async function startWorker(
   const topic = config.WORKER_TOPIC
   let state: WorkerPhase = 'starting'
   let waitingFor: string | undefined = 'clickhouse'
-  let clickhouseFailing = false
   const condition = (): WorkerCondition => ({
     phase: state,
     waitingFor,
     stall: progress.status(config.WORKER_STALL_SECONDS),
-    clickhouseFailing,
     topic,
     groupId: config.WORKER_GROUP_ID,
   })
@@ -231,13 +229,13 @@ export async function startWorker(
       // fewer, larger writes, 17–30% less CPU per conversation, mostly merges (bench/results/worker.md).
       maxBacklogBatchAgeMs: Math.max(config.WORKER_MAX_BATCH_AGE_MS, 500),
       maxRows: 20_000,
-      onFailing: (failing) => {
-        clickhouseFailing = failing
-        progress.dependencyFailing('clickhouse', failing)
-        // Pause fetching while ClickHouse is away; the batches in hand keep retrying.
-        if (failing) consumer.pause()
-        else consumer.resume()
-      },
+      progress,
+    })
+    // Fetching pauses while ClickHouse is away; the batches in hand keep retrying.
+    progress.onDependencyChange((dependency, failing) => {
+      if (dependency !== 'clickhouse') return
+      if (failing) consumer.pause()
+      else consumer.resume()
     })
     const processor = createBatchProcessor({
       decoder,

@@ -21,12 +21,13 @@ import {
 
 // ClickHouse refusing a write, for each class of clickhouse-errors.ts that is not transient
 // (transient: clickhouse-outage.integration.test.ts), on real embedded chDB:
-// - shape: a backfill spread over more months than one insert may touch
-//   (max_partitions_per_insert_block, 100) is split by partition and stored whole, nothing
-//   dead-lettered;
+// - shape: none left to provoke — a backfill spread over more months than max_partitions_per_insert_block
+//   (100), which ClickHouse refused before #30 and the worker then split by partition, is stored in
+//   one write (throw_on_max_partitions_per_insert_block = 0), nothing split nor dead-lettered (the
+//   split itself: batch-writer.unit.test.ts);
 // - data: a message ClickHouse refuses (a CHECK constraint of this test's table) goes to the DLQ,
 //   its neighbours in the same write are stored.
-describe('a write ClickHouse refuses for its shape', () => {
+describe('a backfill over more months than one insert may touch', () => {
   let fixture: WorkerFixture
   let kafka: Kafka
   let clickhouse: ClickHouseClient
@@ -43,7 +44,7 @@ describe('a write ClickHouse refuses for its shape', () => {
     await fixture?.stop()
   })
 
-  it('splits a backfill over 150 months by partition: every row stored, nothing dead-lettered', async () => {
+  it('is stored in one write, not refused nor split: every row stored, nothing dead-lettered', async () => {
     // One conversation a month for 150 months, all in the topic before the worker starts: they
     // arrive in one fetch and one write that touches 150 partitions of every table.
     const events = generateConversations({
@@ -67,9 +68,9 @@ describe('a write ClickHouse refuses for its shape', () => {
       `SELECT uniqExact(toYYYYMM(event_time)) AS n FROM ${database}.conversations`,
     )
     expect(Number(months?.n)).toBeGreaterThan(100)
-    expect(
-      await metricValue(worker.metricsUrl!, 'worker_clickhouse_write_splits_total{reason="shape"'),
-    ).toBeGreaterThan(0)
+    expect(await metricValue(worker.metricsUrl!, 'worker_clickhouse_write_splits_total{reason="shape"')).toBe(
+      0,
+    )
     expect(
       await metricValue(worker.metricsUrl!, 'worker_messages_consumed_total{outcome="dead_lettered"'),
     ).toBe(0)

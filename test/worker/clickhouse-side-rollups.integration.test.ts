@@ -25,7 +25,7 @@ import { embeddedClickHouse, queryRows, tempDataDir } from './worker-test-suppor
 // into the landing table, flattened by the views; the hour rollup by its refreshable view) into
 // another, and conversation_latency (0008, with 0014's bands), agent_latency_minute (0008) and
 // agent_latency_hour (0013) are compared row by row under FINAL (keys, counts, sums, maxima,
-// histograms, bands; the hour rollup's version, a clock, aside). The conversations, in two writes:
+// histograms, bands; the hour rollup's version and the minute rollup's insert time, clocks, aside). The conversations, in two writes:
 // every fixture (failed rooms, tests, campaigns), one with impossible metrics (flagged values),
 // generated ones; then more generated ones and copies of the first write's, so that the second
 // write changes agent-hours the hour rollup already holds.
@@ -50,8 +50,13 @@ const writes = [
 ]
 const conversationCount = writes[0]!.length + writes[1]!.length
 
+/** A table's rows under FINAL; the minute rollup's insert time (0017), a clock, aside. */
 const ordered = (database: string, table: string, time: string) =>
-  queryRows(client, `SELECT * FROM ${database}.${table} FINAL ORDER BY agent_id, ${time}, session_id`)
+  queryRows(
+    client,
+    `SELECT * ${table === 'agent_latency_minute' ? 'EXCEPT inserted_at' : ''}
+      FROM ${database}.${table} FINAL ORDER BY agent_id, ${time}, session_id`,
+  )
 const hourRows = (database: string) =>
   queryRows(
     client,

@@ -61,11 +61,14 @@ export class HourRollupKeeper {
     schedule(0)
   }
 
-  /** No pass after this one; waits for the one running. */
+  /**
+   * No timed pass any more; a last one takes in the worker's last writes (a worker stopped for an
+   * upgrade leaves its hours right). One that fails is left to the next worker's first pass.
+   */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
-    await this.current?.catch(() => undefined)
+    await this.pass().catch(() => undefined)
   }
 
   private async run(): Promise<number> {

@@ -75,7 +75,7 @@ describe('HourRollupKeeper', () => {
     expect(reads).toEqual([0, 2_000_000 - margin, 2_000_000 - margin])
   })
 
-  it('start passes at once and then every interval; stop ends it', async () => {
+  it('start passes at once and then every interval; stop makes a last pass and ends it', async () => {
     const { keeper, reads } = keeperWith(
       Array.from({ length: 50 }, (_, index) => ({ now: 1_000_000 + index })),
     )
@@ -83,7 +83,8 @@ describe('HourRollupKeeper', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(reads.length).toBe(1)
     await keeper.stop()
+    expect(reads.length, 'the last pass').toBe(2)
     await new Promise((resolve) => setTimeout(resolve, 1200))
-    expect(reads.length).toBe(1)
+    expect(reads.length).toBe(2)
   })
 })
