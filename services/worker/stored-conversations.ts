@@ -176,7 +176,11 @@ export function createNewestDeliveryWrite(
   clickhouse: ClickHouseClient,
   config: Pick<
     Config,
-    'CLICKHOUSE_DATABASE' | 'METRICS_AGENT_ALLOWLIST' | 'METRICS_AGENT_LIMIT' | 'METRICS_LABEL_VALUE_LIMIT'
+    | 'CLICKHOUSE_DATABASE'
+    | 'METRICS_AGENT_ALLOWLIST'
+    | 'METRICS_AGENT_LIMIT'
+    | 'METRICS_LABEL_VALUE_LIMIT'
+    | 'METRICS_LIVE_WINDOW_SECONDS'
   >,
   registry: Registry,
   logger: Logger,
@@ -185,6 +189,7 @@ export function createNewestDeliveryWrite(
     agentAllowlist: parseLabelList(config.METRICS_AGENT_ALLOWLIST),
     agentLimit: config.METRICS_AGENT_LIMIT,
     valueLimit: config.METRICS_LABEL_VALUE_LIMIT,
+    liveWindowMs: config.METRICS_LIVE_WINDOW_SECONDS * 1000,
     onOverflow: (label, value) =>
       logger.warn(
         { label, value },

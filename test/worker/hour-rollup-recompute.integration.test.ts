@@ -45,6 +45,7 @@ function newestDeliveryWrite() {
     METRICS_AGENT_ALLOWLIST: '',
     METRICS_AGENT_LIMIT: 50,
     METRICS_LABEL_VALUE_LIMIT: 50,
+    METRICS_LIVE_WINDOW_SECONDS: 3600,
   }
   const newest = createNewestDeliveryWrite(client, config, createMetricsRegistry('worker-test'), testLogger())
   return (rows: TableRows, token: string, crash = false) =>
