@@ -9,6 +9,7 @@ import { parseWebhookSecrets } from '../core/webhook-secrets.ts'
 import { startIngress } from '../ingress/main.ts'
 import { startWorker } from '../worker/worker.ts'
 import { runStartedAt, watchFirstConversation } from './first-conversation.ts'
+import { answerForget } from './forget-endpoint.ts'
 import { renderFirstConversation, renderNextSteps } from './next-steps.ts'
 import { type SqlEndpoint, startSqlEndpoint } from './sql-endpoint.ts'
 import { waitUntilReady } from './wait-until-ready.ts'
@@ -33,6 +34,8 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
     config.WEBHOOK_SECRETS = `local=${await loadOrCreateLocalSecret(localStateDir(), devWebhookSecretName)}`
   const clickhouse = createClickHouse(config)
   const worker = await startWorker(config, logger.child({ service: 'worker' }), { clickhouse })
+  // `forget` through the endpoint tells the worker the erased conversations at once (write/known-sessions.ts).
+  const forgotten = (sessionIds: readonly string[]) => worker.forgotten(sessionIds)
   // Read-only sessions on the same data directory, one per query, for analysts' SQL.
   const sql: SqlEndpoint | undefined = config.CLICKHOUSE_URL
     ? undefined
@@ -43,6 +46,7 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         '127.0.0.1',
         config.ALERTMANAGER_URL,
         config.CLICKHOUSE_DATABASE,
+        (body) => answerForget(body, () => createClickHouse(config), config, forgotten),
       )
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   await waitUntilReady(`${ingress.url}/readyz`, {

@@ -6,6 +6,7 @@ import { answerOverview } from './overview/overview-handler.ts'
 import { overviewRefusal, overviewRoute } from './overview/overview-routes.ts'
 import { answerPriceChanges } from './price-endpoint.ts'
 import { guardRefusal } from './sql-endpoint-guard.ts'
+import type { WriteAnswer } from './write-route.ts'
 
 // Only one process can own an embedded ClickHouse data directory, so `npm run dev` (which owns
 // it) answers SQL for `voice-analytics query` on localhost: a small, read-only subset of the
@@ -14,8 +15,9 @@ import { guardRefusal } from './sql-endpoint-guard.ts'
 // the token (sql-endpoint-guard.ts); every query is read-only and checked (clickhouse-read-only.ts),
 // each in a session of its own (chDB keeps `readonly` for the session). `GET /` is the read-only
 // overview page (overview/), for a browser on this machine without the token: it runs only fixed,
-// named queries, still under the Host and cross-site guards. `POST /prices` is its one write, for
-// `voice-analytics prices` (price-endpoint.ts), behind the same guards and token as the SQL.
+// named queries, still under the Host and cross-site guards. `POST /prices` and `POST /forget` are
+// its writes, for `voice-analytics prices` (price-endpoint.ts) and `voice-analytics forget`
+// (forget-endpoint.ts), behind the same guards and token as the SQL.
 export interface SqlEndpoint {
   url: string
   close(): Promise<void>
@@ -65,6 +67,8 @@ export async function startSqlEndpoint(
   /** the local Alertmanager whose alerts the overview page shows; unset: "alerting not running" */
   alertmanagerUrl?: string,
   database = 'voice_analytics',
+  /** `POST /forget` (forget-endpoint.ts); unset: the route answers 404 */
+  forget?: (body: string) => Promise<WriteAnswer>,
 ): Promise<SqlEndpoint> {
   let servedPort = port
   const server = createServer(async (request, response) => {
@@ -127,6 +131,21 @@ export async function startSqlEndpoint(
       }
       const priced = await answerPriceChanges(body, openSession, database)
       answer(response, priced.status, priced.text)
+      return
+    }
+    if (url.pathname === '/forget') {
+      const body = request.method === 'POST' ? await readSql(request) : undefined
+      if (body === undefined || !forget) {
+        response.setHeader('connection', 'close')
+        answer(
+          response,
+          !forget ? 404 : request.method === 'POST' ? 413 : 405,
+          !forget ? 'this endpoint takes no erasures' : 'POST the erasure, at most 1 MiB',
+        )
+        return
+      }
+      const erased = await forget(body)
+      answer(response, erased.status, erased.text)
       return
     }
     let sql = url.searchParams.get('query') ?? ''

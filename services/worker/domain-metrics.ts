@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from '../core/metrics.ts'
+import { conversationTiming } from './live-conversation.ts'
 import { createLabelLimit, type LabelLimit } from './metric-label-limit.ts'
 import { type MetricFlag, metricFlagNames } from './metric-quality.ts'
 import type { ConversationItemRow, ConversationRow, TableRows } from './table-rows.ts'
@@ -8,6 +9,9 @@ import type { ConversationItemRow, ConversationRow, TableRows } from './table-ro
 // is delivered: only the message that first stores it counts it (newConversations), and only once
 // its offset is committed (count-on-commit.ts: retries, rewinds, rebalances). Counters are per
 // process and start at 0 with it (as every Prometheus counter does); rate() and increase() handle that.
+// They describe what is happening now, since alerts page on them: only live conversations
+// (live-conversation.ts) count in them; a backfill, a replay or a conversation without a time counts
+// in voice_conversations_backfilled_total alone, so that it shows without paging (docs/alerting.md).
 export interface DomainLabelSettings {
   /** Agent names that get their own `agent` label; empty: the first `agentLimit` names seen. */
   agentAllowlist: readonly string[]
@@ -15,6 +19,8 @@ export interface DomainLabelSettings {
   /** Distinct values per open enumeration (status, provider, test status, ...) and source. */
   valueLimit: number
   onOverflow?: (label: string, value: string) => void
+  /** How far from the worker's clock a conversation may be and still count as now (METRICS_LIVE_WINDOW_SECONDS). */
+  liveWindowMs: number
 }
 
 /** Turn latency buckets (seconds): voice agents answer in ~0.3-3 s; SLOs sit around 1-2 s. */
@@ -57,11 +63,18 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
   for (const flag of metricFlagNames) metricFlags.inc({ flag }, 0)
   return {
     labels,
+    liveWindowMs: settings.liveWindowMs,
     metricFlags,
     conversations: new Counter({
       name: 'voice_conversations_total',
-      help: 'Conversations stored (each once, however often delivered), by source, status and telecom provider',
+      help: 'Live conversations stored (each once, however often delivered; within METRICS_LIVE_WINDOW_SECONDS of now), by source, status and telecom provider',
       labelNames: ['source', 'status', 'telecom_provider'] as const,
+      registers: [registry],
+    }),
+    backfilled: new Counter({
+      name: 'voice_conversations_backfilled_total',
+      help: 'Conversations stored that are not live (older or later than METRICS_LIVE_WINDOW_SECONDS from now, or without a time), which no other voice_* metric counts, by timing and whether the room failed',
+      labelNames: ['source', 'timing', 'room_failed'] as const,
       registers: [registry],
     }),
     failedRooms: new Counter({
@@ -144,11 +157,15 @@ const latencyColumns = Object.keys(latencyMetrics) as LatencyColumn[]
 
 const successLabel = (success: boolean | null) => (success === null ? 'unknown' : String(success))
 
-/** Counts new conversations and their items' metric flags, and observes the turn latencies of unflagged items. */
+/**
+ * Counts new live conversations and their items' metric flags, and observes the turn latencies of
+ * unflagged items; a conversation that is not live at `nowMs` counts in `backfilled` only.
+ */
 export function recordConversations(
   metrics: DomainMetrics,
   conversations: readonly ConversationRow[],
   items: readonly ConversationItemRow[],
+  nowMs: number = Date.now(),
 ): void {
   const { labels } = metrics
   const agentOf = new Map<string, string>()
@@ -156,6 +173,12 @@ export function recordConversations(
   const providerOf = new Map<string, string>()
   for (const row of conversations) {
     const source = labels.source(row.source)
+    const timing = conversationTiming(row, nowMs, metrics.liveWindowMs)
+    if (timing !== 'live') {
+      // Its items stay out too (no agentOf entry): their latencies and flags are not today's.
+      metrics.backfilled.inc({ source, timing, room_failed: String(row.room_failed === true) })
+      continue
+    }
     const agent = labels.agent(row.agent_name ?? row.agent_id)
     const key = conversationKey(row)
     agentOf.set(key, agent)

@@ -31,12 +31,18 @@ const testRun = loadFixture('test-run')
 const campaignCall = loadFixture('campaign-call')
 const webCall = loadFixture('web-call')
 
+// The fixtures are dated 3-9 June 2025: these tests record them as of that week (`fixtureNow`, a
+// window of 7 days), so that they are live; what is not live has tests of its own below.
+const fixtureNow = Date.parse('2025-06-06T12:00:00Z')
+const week = 7 * 24 * 3600_000
+
 function withMetrics(settings: Partial<Parameters<typeof createDomainMetrics>[1]> = {}) {
   const registry = new Registry()
   const metrics = createDomainMetrics(registry, {
     agentAllowlist: [],
     agentLimit: 50,
     valueLimit: 20,
+    liveWindowMs: week,
     ...settings,
   })
   return { registry, metrics }
@@ -54,9 +60,14 @@ async function total(registry: Registry, name: string, labels: Record<string, st
     .reduce((sum, value) => sum + value.value, 0)
 }
 
-function record(metrics: DomainMetrics, rows: TableRows, stored: ReadonlySet<string> = new Set()) {
+function record(
+  metrics: DomainMetrics,
+  rows: TableRows,
+  stored: ReadonlySet<string> = new Set(),
+  nowMs = fixtureNow,
+) {
   const fresh = newConversations(rows, stored)
-  recordConversations(metrics, fresh.conversations, fresh.items)
+  recordConversations(metrics, fresh.conversations, fresh.items, nowMs)
   return fresh
 }
 
@@ -289,5 +300,79 @@ describe('recordConversations', () => {
       expect.objectContaining({ labels: { source: 'prod', agent: 'other' } }),
     ])
     expect(overflowed).toEqual([`agent=${failedRoom.data.agent_name}`])
+  })
+})
+
+describe('recordConversations of conversations that are not live', () => {
+  const year = 365 * 24 * 3600_000
+  const domainNames = [
+    'voice_conversations_total',
+    'voice_failed_rooms_total',
+    'voice_test_results_total',
+    'voice_campaign_conversations_total',
+    'voice_metric_flags_total',
+    'voice_e2e_latency_seconds',
+    'voice_llm_node_ttft_seconds',
+    'voice_tts_node_ttfb_seconds',
+    'voice_campaign_e2e_latency_seconds',
+    'voice_telecom_e2e_latency_seconds',
+  ]
+
+  it('counts a backfill a year old only in voice_conversations_backfilled_total, by timing and failed room', async () => {
+    const { registry, metrics } = withMetrics({ liveWindowMs: 3600_000 })
+    const { event } = withImpossibleMetrics(campaignCall, 'flags') // flags, latencies, a campaign, a provider
+    record(
+      metrics,
+      mergeRows([
+        { rows: delivered(failedRoom, 1) },
+        { rows: delivered(event, 1) },
+        { rows: delivered(testRun, 1) },
+      ]),
+      new Set(),
+      fixtureNow + year,
+    )
+    for (const name of domainNames) expect(await total(registry, name), name).toBe(0)
+    expect(
+      (await values(registry, 'voice_conversations_backfilled_total')).map((value) => ({
+        ...value.labels,
+        n: value.value,
+      })),
+    ).toEqual(
+      expect.arrayContaining([
+        { source: 'prod', timing: 'older', room_failed: 'true', n: 1 },
+        { source: 'prod', timing: 'older', room_failed: 'false', n: 2 },
+      ]),
+    )
+  })
+
+  it('counts the live conversation of a write in full and the old one beside it in the backfill only', async () => {
+    const { registry, metrics } = withMetrics({ liveWindowMs: 3600_000 })
+    const live = structuredClone(failedRoom)
+    live.data.session_id = `${failedRoom.data.session_id}-live`
+    const now = Date.parse(live.data.start_time!) + 10 * 60_000
+    record(
+      metrics,
+      mergeRows([{ rows: delivered(live, 1) }, { rows: delivered(campaignCall, 1) }]),
+      new Set(),
+      now,
+    )
+    expect(await total(registry, 'voice_conversations_total')).toBe(1)
+    expect(await total(registry, 'voice_failed_rooms_total')).toBe(1)
+    expect(await total(registry, 'voice_campaign_conversations_total')).toBe(0) // the campaign call is days old
+    expect(await total(registry, 'voice_campaign_e2e_latency_seconds', { le: '+Inf' })).toBe(0)
+    expect(await total(registry, 'voice_conversations_backfilled_total')).toBe(1)
+  })
+
+  it('counts a conversation without any time as no_time, not as now', async () => {
+    const { registry, metrics } = withMetrics()
+    const [row] = delivered(failedRoom, 1).conversations
+    recordConversations(metrics, [{ ...row!, event_time: 0, event_time_source: 'none' }], [], fixtureNow)
+    expect(await total(registry, 'voice_failed_rooms_total')).toBe(0)
+    expect(await values(registry, 'voice_conversations_backfilled_total')).toEqual([
+      expect.objectContaining({
+        value: 1,
+        labels: { source: 'prod', timing: 'no_time', room_failed: 'true' },
+      }),
+    ])
   })
 })

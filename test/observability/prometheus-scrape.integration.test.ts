@@ -18,7 +18,8 @@ import { repoRoot } from './provisioned-queries.ts'
 // worker (on loopback, with the repository's rule files), conversations go through the webhook
 // (Kafka of the test's own, so the counts are exact), and Prometheus's HTTP API shows the
 // counters and the failed-rooms alert. Conversations delivered again — at once, and after they
-// were stored — are not counted again.
+// were stored — are not counted again. A backfill posted beside them (a year old, every room
+// failed) counts in voice_conversations_backfilled_total only, and pages nobody.
 const billing = 'Prom Billing Agent'
 const support = 'Prom Support Agent'
 
@@ -56,6 +57,21 @@ function conversations(): ConversationCompleteEvent[] {
     }
     return { ...event, data }
   })
+}
+
+/** 5 conversations a year old of a third agent, every room failed: over the threshold, were they now. */
+function backfill(): ConversationCompleteEvent[] {
+  return generateConversations({
+    count: 5,
+    seed: 43,
+    from: Date.now() - 365 * 24 * 3600_000,
+    spanHours: 0.15,
+    failedRoomRate: 1,
+    historyItems: 8,
+  }).map((event) => ({
+    ...event,
+    data: { ...event.data, agent_id: randomUUID(), agent_name: 'Prom Backfill Agent' },
+  }))
 }
 
 async function post(events: ConversationCompleteEvent[]): Promise<void> {
@@ -122,6 +138,7 @@ afterAll(async () => {
 
 describe('Prometheus scraping the ingress and the worker', () => {
   const events = conversations()
+  const old = backfill()
   const unique = events.length
   const tests = events.filter((event) => event.data.test_run_id).length
   const campaignCalls = events.filter((event) => event.data.campaign_id).length
@@ -143,10 +160,11 @@ describe('Prometheus scraping the ingress and the worker', () => {
     expect(up).toEqual({ ingress: 1, worker: 1 })
   })
 
-  it('counts each conversation once, though one arrived twice in a row', async () => {
+  it('counts each conversation once, though one arrived twice in a row, and the backfill apart', async () => {
+    await post(old)
     await post(events)
     await post([events[3]!])
-    posted = unique + 1
+    posted = old.length + unique + 1
     await waitFor(
       'the worker consumed every delivery',
       () => scalar('sum(worker_messages_consumed_total)'),
@@ -156,6 +174,12 @@ describe('Prometheus scraping the ingress and the worker', () => {
       'the conversations counter',
       () => scalar('sum(voice_conversations_total)'),
       (n) => n === unique,
+      15_000,
+    )
+    await waitFor(
+      'the backfill counter',
+      () => scalar('sum(voice_conversations_backfilled_total)'),
+      (n) => n === old.length,
       15_000,
     )
     // The ingress is another target, scraped at its own moment: its last scrape may predate the
@@ -180,6 +204,9 @@ describe('Prometheus scraping the ingress and the worker', () => {
     expect(await byLabel('sum by (status) (voice_conversations_total)', 'status')).toMatchObject({
       Failed: 5,
     })
+    expect(await scalar('sum(voice_conversations_backfilled_total{timing="older",room_failed="true"})')).toBe(
+      old.length,
+    )
     expect(tests + campaignCalls).toBeGreaterThan(0)
   })
 

@@ -42,7 +42,7 @@ export async function exposedMetricNames(): Promise<Set<string>> {
   const registry: Registry = createMetricsRegistry('check')
   createIngressMetrics(registry)
   createWorkerMetrics(registry)
-  createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1, valueLimit: 1 })
+  createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1, valueLimit: 1, liveWindowMs: 1 })
   const names = new Set<string>()
   for (const metric of await registry.getMetricsAsJSON()) {
     names.add(metric.name)

@@ -1,14 +1,12 @@
-import { execFile, spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka, Producer } from '../../services/core/kafka.ts'
 import { topics } from '../../services/core/topics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { loadFixtureText } from '../fixtures/index.ts'
+import { startDev, voiceAnalytics } from '../support/dev-process.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import { freePort } from '../support/private-kafka.ts'
 import {
   connectedProducer,
   produceEvents,
@@ -20,22 +18,6 @@ import {
 
 // The operator's tools as processes: `voice-analytics replay` and `query`, and `npm run dev`
 // (ingress + worker + the read-only SQL endpoint that `query` uses while dev owns the data).
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
-const devMain = fileURLToPath(new URL('../../services/dev/main.ts', import.meta.url))
-const run = promisify(execFile)
-
-async function voiceAnalytics(env: Record<string, string>, ...args: string[]) {
-  return run(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, timeout: 120_000 })
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 describe('voice-analytics replay and query', () => {
   const data = tempDataDir('cli-replay')
   let kafka: Kafka
@@ -135,18 +117,11 @@ describe('npm run dev', () => {
   afterAll(() => data.remove())
 
   it('runs ingress and worker together and serves SQL to `voice-analytics query`', async () => {
-    const dev = spawn(process.execPath, [devMain], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve))
+    const dev = await startDev(env)
+    let exitCode: number | null
     try {
-      let output = ''
-      dev.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString()
-      })
       const ingressUrl = await waitFor(
-        async () => /"ingress":"(http:[^"]+)"/.exec(output)?.[1],
+        async () => /"ingress":"(http:[^"]+)"/.exec(dev.output())?.[1],
         (url) => url !== undefined,
         60_000,
         'dev pipeline running',
@@ -168,8 +143,8 @@ describe('npm run dev', () => {
       )
       expect(JSON.parse(row)).toEqual({ item_count: JSON.parse(body).data.history.length, source: 'devtest' })
     } finally {
-      dev.kill('SIGTERM')
+      exitCode = await dev.stop()
     }
-    expect(await exited).toBe(0)
+    expect(exitCode).toBe(0)
   })
 })

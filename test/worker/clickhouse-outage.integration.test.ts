@@ -11,6 +11,7 @@ import {
   domainTotals,
   expectExactCounts,
   expectedDomainTotals,
+  liveSpan,
   metricValue,
   produceEvents,
   type Sent,
@@ -50,7 +51,7 @@ describe('ClickHouse unavailable for a while', () => {
   })
 
   it('retries while the tables are gone, commits nothing, and loses nothing once they are back', async () => {
-    const events = generateConversations({ count: 150, seed: 31, historyItems: 12 })
+    const events = generateConversations({ count: 150, seed: 31, historyItems: 12, ...liveSpan() })
     sent.push(...(await produceEvents(producer, codec, topic, events.slice(0, 50))))
     await waitFor(
       () => committedTotal(kafka, groupId, topic),

@@ -13,7 +13,7 @@ import { createEventCodec, createSchemaRegistry } from '../../services/core/even
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import { emptyTableRows, tableNames } from '../../services/worker/table-rows.ts'
-import { insertRowsAndHourRollup, insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
+import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadAllFixtures, loadFixture } from '../fixtures/index.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'

@@ -59,6 +59,7 @@ function watchedWrite(calls: Call[]) {
       METRICS_AGENT_ALLOWLIST: '',
       METRICS_AGENT_LIMIT: 50,
       METRICS_LABEL_VALUE_LIMIT: 50,
+      METRICS_LIVE_WINDOW_SECONDS: 3600,
     },
     registry: createMetricsRegistry('worker-test'),
     logger: testLogger(),

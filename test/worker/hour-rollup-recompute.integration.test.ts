@@ -42,6 +42,7 @@ function workerWrite() {
     METRICS_AGENT_ALLOWLIST: '',
     METRICS_AGENT_LIMIT: 50,
     METRICS_LABEL_VALUE_LIMIT: 50,
+    METRICS_LIVE_WINDOW_SECONDS: 3600,
   }
   return (rows: TableRows, token: string) =>
     createConversationWrite({

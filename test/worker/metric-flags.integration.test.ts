@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { metricFlagNames } from '../../services/worker/metric-quality.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { type ImpossibleMetrics, withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
-import { loadFixture } from '../fixtures/index.ts'
+import { loadFixture, startedAgo } from '../fixtures/index.ts'
 import {
   committedTotal,
   countFinal,
@@ -22,21 +22,21 @@ import {
 // flagged_item_count, and voice_metric_flags_total counts each flagged item once, although one
 // flagged conversation is delivered twice. The latency rollup holds every value in its all-values
 // states and only unflagged ones in its unflagged states (migration 0006); the latency histograms
-// observe only unflagged ones.
+// observe only unflagged ones. The fixtures start 5 minutes ago, so that they are live and counted.
 describe('worker: metric flags reach the columns and the counters', () => {
   let fixture: WorkerFixture
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let flagged: ImpossibleMetrics[]
-  const clean = loadFixture('web-call')
+  const clean = startedAgo(loadFixture('web-call'))
 
   beforeAll(async () => {
     fixture = await startWorkerFixture('metric-flags', 2)
     const { kafka, topic, groupId, codec, producer } = fixture
     clickhouse = fixture.clickhouse
     flagged = [
-      withImpossibleMetrics(loadFixture('campaign-call'), 'flagged'),
-      withImpossibleMetrics(loadFixture('full'), 'flagged'),
+      withImpossibleMetrics(startedAgo(loadFixture('campaign-call')), 'flagged'),
+      withImpossibleMetrics(startedAgo(loadFixture('full')), 'flagged'),
     ]
     const events = [...flagged.map(({ event }) => event), clean, flagged[0]!.event]
     const base = Date.parse('2026-03-01T12:00:00Z')

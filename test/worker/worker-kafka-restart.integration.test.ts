@@ -15,6 +15,7 @@ import {
   domainTotals,
   expectedDomainTotals,
   expectStoredExactlyOnce,
+  liveSpan,
   produceEvents,
   registrySum,
   type Sent,
@@ -76,7 +77,7 @@ describe('Kafka broker restarted under the worker', () => {
   })
 
   it('resumes by itself after the restart, losing and doubling nothing', async () => {
-    const events = generateConversations({ count: total, seed: 4242, historyItems: 6, spanHours: 2 })
+    const events = generateConversations({ count: total, seed: 4242, historyItems: 6, ...liveSpan() })
     sent.push(...(await produceEvents(producer!, codec, topic, events.slice(0, beforeRestart))))
     worker = await startWorker(config, testLogger(), { registry, backoff: { baseMs: 100, maxMs: 1_000 } })
 

@@ -13,6 +13,7 @@ import {
   domainTotals,
   expectedDomainTotals,
   expectStoredExactlyOnce,
+  liveSpan,
   produceEvents,
   registrySum,
   type Sent,
@@ -74,7 +75,7 @@ describe('two workers in one consumer group, one joining and one leaving mid-str
   const rowsStoredBy = (registry: Registry) => () => registrySum([registry], 'worker_rows_inserted_total')
 
   it('stores every conversation exactly once and counts each once', async () => {
-    const events = generateConversations({ count: total, seed: 1010, historyItems: 6, spanHours: 2 })
+    const events = generateConversations({ count: total, seed: 1010, historyItems: 6, ...liveSpan() })
     // Conversations arrive paced, as webhooks do, so each change of the group meets a live stream.
     const produce = async (from: number, to: number) => {
       for (let at = from; at < to; at += 50) {

@@ -14,6 +14,7 @@ import {
   domainTotals,
   expectedDomainTotals,
   expectStoredExactlyOnce,
+  liveSpan,
   produceEvents,
   registrySum,
   type Sent,
@@ -75,7 +76,7 @@ describe('schema registry restarted under the worker', () => {
   }
 
   it('retries while the registry is away, dead-letters nothing, and stores everything once it is back', async () => {
-    const events = generateConversations({ count: total, seed: 77, historyItems: 8 })
+    const events = generateConversations({ count: total, seed: 77, historyItems: 8, ...liveSpan() })
     await proxy.down('hang')
     sent.push(...(await produceEvents(producer, codec, topic, events)))
 

@@ -321,6 +321,7 @@ export async function registrySum(
 
 export const domainMetricNames = [
   'voice_conversations_total',
+  'voice_conversations_backfilled_total',
   'voice_failed_rooms_total',
   'voice_test_results_total',
   'voice_campaign_conversations_total',
@@ -335,10 +336,23 @@ export async function domainTotals(registries: readonly Registry[]): Promise<Rec
   return totals
 }
 
+/**
+ * Where generated conversations are live for the worker's default window (METRICS_LIVE_WINDOW_SECONDS,
+ * 1 hour) so that they count in every domain metric: starts spread over the hour from 45 minutes ago,
+ * which stays within the window for the minutes a test runs.
+ */
+export const liveSpan = () => ({ from: Date.now() - 45 * 60_000, spanHours: 1 })
+const defaultLiveWindowMs = 3600_000
+
 /** The domain metrics' totals when every conversation of `sent` is counted exactly once. */
 export async function expectedDomainTotals(sent: readonly Sent[]): Promise<Record<string, number>> {
   const registry = createMetricsRegistry('expected')
-  const metrics = createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1000, valueLimit: 1000 })
+  const metrics = createDomainMetrics(registry, {
+    agentAllowlist: [],
+    agentLimit: 1000,
+    valueLimit: 1000,
+    liveWindowMs: defaultLiveWindowMs,
+  })
   const once = newConversations(expectedRows(sent), new Set())
   recordConversations(metrics, once.conversations, once.items)
   return domainTotals([registry])

@@ -12,7 +12,7 @@ import { divideFirstDeliveries } from './first-deliveries.ts'
 import { withoutConversations } from './forgotten-conversations.ts'
 import { KnownSessions } from './known-sessions.ts'
 import { loadKnownSessionKeys } from './known-sessions-query.ts'
-import { emptyStoredKeys, planWrite, type StoredKeys } from './redelivery-plan.ts'
+import { emptyStoredKeys, planWrite } from './redelivery-plan.ts'
 import { forgottenConversations, storedKeys } from './stored-keys.ts'
 
 // The worker's one write to ClickHouse: a batch's rows in, what must be stored out, and which of
@@ -30,7 +30,11 @@ export interface ConversationWriteDeps {
   itemsClient?: ClickHouseClient
   config: Pick<
     Config,
-    'CLICKHOUSE_DATABASE' | 'METRICS_AGENT_ALLOWLIST' | 'METRICS_AGENT_LIMIT' | 'METRICS_LABEL_VALUE_LIMIT'
+    | 'CLICKHOUSE_DATABASE'
+    | 'METRICS_AGENT_ALLOWLIST'
+    | 'METRICS_AGENT_LIMIT'
+    | 'METRICS_LABEL_VALUE_LIMIT'
+    | 'METRICS_LIVE_WINDOW_SECONDS'
   >
   registry: Registry
   logger: Logger
@@ -51,6 +55,7 @@ export function createConversationWrite({
     agentAllowlist: parseLabelList(config.METRICS_AGENT_ALLOWLIST),
     agentLimit: config.METRICS_AGENT_LIMIT,
     valueLimit: config.METRICS_LABEL_VALUE_LIMIT,
+    liveWindowMs: config.METRICS_LIVE_WINDOW_SECONDS * 1000,
     onOverflow: (label, value) =>
       logger.warn(
         { label, value },
