@@ -17,8 +17,20 @@ export interface ConversationPool {
   items(index: number): number
 }
 
-export function conversationPool(size = 4000, seed = 2024): ConversationPool {
-  const pool = [...conversationStream({ count: size, seed, historyItems: 40 })]
+/** When a pool's conversations happen: their starts spread over `spanHours` from `from` (epoch ms). */
+export interface PoolDates {
+  from: number
+  spanHours: number
+}
+
+/** Conversations happening now: started in the last half hour, so the live counters count them. */
+export const liveDates = (): PoolDates => ({ from: Date.now() - 30 * 60_000, spanHours: 0.4 })
+
+/** A history, as a user importing old calls sends it: ten years of months, 2015 to 2024. */
+export const historyDates: PoolDates = { from: Date.parse('2015-01-01T00:00:00Z'), spanHours: 120 * 730 }
+
+export function conversationPool(size = 4000, seed = 2024, dates: PoolDates = liveDates()): ConversationPool {
+  const pool = [...conversationStream({ count: size, seed, historyItems: 40, ...dates })]
   return {
     itemsPerConversation:
       pool.reduce((sum, event) => sum + (event.data.history?.length ?? 0), 0) / pool.length,

@@ -164,6 +164,7 @@ const defaultsFitContainers = new Set([
   'WORKER_MAX_BYTES_PER_PARTITION',
   'WORKER_SESSION_TIMEOUT_MS',
   'WORKER_MAX_BATCH_AGE_MS',
+  'WORKER_HOUR_ROLLUP_INTERVAL_MS',
   'WORKER_STALL_SECONDS',
   'CLICKHOUSE_TTL_DAYS', // keep everything unless the operator says otherwise
   'CLICKHOUSE_ROLLUP_TTL_DAYS',
