@@ -39,15 +39,19 @@ function landingEngine(landing: Landing): string {
 const hourTouchedMarginSeconds = 10
 
 /**
- * The agent-hours the hour rollup's refreshable view recomputes: those noted in
- * agent_latency_hour_touched since the last recompute began (its version, the server's clock in ns),
- * less the margin; every noted one while agent_latency_hour is empty.
+ * The agent-hours the hour rollup's refreshable view recomputes: those that ended and were noted in
+ * agent_latency_hour_touched after their own last recompute began (their newest version, the
+ * server's clock in ns), less the margin; never recomputed (0: join_use_nulls is off), every noted
+ * one that ended.
  */
 const touchedSinceLastRecompute = (database: string) => (hourOf: string) =>
   `(agent_id, ${hourOf}) IN (
-    SELECT agent_id, hour FROM ${database}.agent_latency_hour_touched
-    WHERE touched_at >= fromUnixTimestamp64Nano(toInt64((SELECT max(version) FROM ${database}.agent_latency_hour)))
-      - INTERVAL ${hourTouchedMarginSeconds} SECOND)`
+    SELECT noted.agent_id, noted.hour
+    FROM (SELECT agent_id, hour, max(touched_at) AS last_noted FROM ${database}.agent_latency_hour_touched
+      WHERE hour + INTERVAL 1 HOUR <= now() GROUP BY agent_id, hour) AS noted
+    LEFT JOIN (SELECT agent_id, hour, max(version) AS recomputed FROM ${database}.agent_latency_hour
+      GROUP BY agent_id, hour) AS rolled ON noted.agent_id = rolled.agent_id AND noted.hour = rolled.hour
+    WHERE toUnixTimestamp64Nano(noted.last_noted) + ${hourTouchedMarginSeconds * 1e9} > rolled.recomputed)`
 
 /**
  * The statements, in order, for `database`, which runMigrations has migrated (the views feed

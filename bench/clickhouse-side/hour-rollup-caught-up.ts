@@ -1,14 +1,17 @@
 import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
 import { hourRollupMetricColumns } from '../../services/core/latency-hour-rollup.ts'
 
-// The peer's hour rollup is recomputed by a refreshable view (views.sql), every second, not with each
-// write as the worker's: whoever needs it complete (the benchmark's clock, the comparison with the
-// worker) waits for it to hold every turn the minute rollup holds, refreshing it meanwhile.
+// The peer's hour rollup is recomputed by a refreshable view (views.sql), every second, for the hours
+// that ended, as the worker's keeper does: whoever needs it complete (the benchmark's clock, the
+// comparison with the worker) waits for it to hold every turn of an ended hour the minute rollup
+// holds, refreshing it meanwhile.
 const counted = hourRollupMetricColumns.filter((column) => column.endsWith('_count')).join(' + ')
 
 async function valuesCounted(client: ClickHouseClient, database: string, table: string): Promise<number> {
+  const hour = table === 'agent_latency_hour' ? 'hour' : 'toStartOfHour(minute)'
   const result = await client.query({
-    query: `SELECT toUInt64(sum(${counted})) AS n FROM ${database}.${table} FINAL`,
+    query: `SELECT toUInt64(sum(${counted})) AS n FROM ${database}.${table} FINAL
+      WHERE ${hour} + INTERVAL 1 HOUR <= now()`,
     format: 'JSONEachRow',
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   })
@@ -16,7 +19,7 @@ async function valuesCounted(client: ClickHouseClient, database: string, table: 
   return row?.n ?? 0
 }
 
-/** Refreshes agent_latency_hour until it counts the latency values agent_latency_minute counts. */
+/** Refreshes agent_latency_hour until it counts the latency values agent_latency_minute counts, in the hours that ended. */
 export async function awaitHourRollup(client: ClickHouseClient, database: string, timeoutMs = 60_000) {
   const view = `${database}.agent_latency_hour_mv`
   const deadline = Date.now() + timeoutMs

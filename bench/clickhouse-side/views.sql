@@ -277,16 +277,18 @@ SELECT
     arrayMap(v -> assumeNotNull(v), arrayFilter((v, f) -> v IS NOT NULL AND notEmpty(f), e2e, item_metric_flags)) AS e2e_latency_flagged
 FROM {database}.conversation_flat;
 
--- The hour rollup (migration 0013). The worker recomputes every agent-hour a write touched from
--- agent_latency_minute FINAL after the write (services/core/latency-hour-rollup.ts); here ClickHouse
--- does the same with its own means: a view notes the agent-hours each block of the minute rollup's
--- feed touches, and a refreshable view recomputes, every second, the agent-hours noted since its last
--- recompute (the newest version in agent_latency_hour, the server's clock when that recompute began)
+-- The hour rollup (migration 0013). The worker's keeper recomputes, off the write path, every
+-- agent-hour that ended and whose minute rows were stored after its last recompute, from
+-- agent_latency_minute FINAL (services/worker/write/hour-rollup-keeper.ts); a running hour waits until
+-- it ended (panels read it from the minute rollup until then). Here ClickHouse does the same with its
+-- own means: a view notes the agent-hours each block of the minute rollup's feed touches, and a
+-- refreshable view recomputes, every second, the ended agent-hours noted after their own last
+-- recompute (their newest version in agent_latency_hour, the server's clock when that recompute began)
 -- with the worker's statement ({hour_recompute}: tombstones, then the groups one version higher,
 -- appended). Not an incremental view into an additive table: the minute rollup replaces a
 -- conversation's rows on re-delivery (FINAL), which a sum cannot undo, and the dashboards read
 -- agent_latency_hour as it is. Not a recompute of every hour: its cost would grow with all history.
--- A noted agent-hour stays due for a margin (10 s, clickhouse-side-sql.ts) after a recompute began, so
+-- A noted agent-hour stays due for a margin (10 s, clickhouse-side-sql.ts) after its recompute began, so
 -- a block whose feed was noted before the recompute and whose minute rows landed after it is
 -- recomputed again: an insert slower than that can leave its hours stale until touched again.
 CREATE TABLE IF NOT EXISTS {database}.agent_latency_hour_touched
@@ -297,7 +299,7 @@ CREATE TABLE IF NOT EXISTS {database}.agent_latency_hour_touched
 )
 ENGINE = MergeTree
 ORDER BY touched_at
-TTL toDateTime(touched_at) + INTERVAL 1 HOUR;
+TTL toDateTime(touched_at) + INTERVAL 2 HOUR;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.agent_latency_hour_touched_mv TO {database}.agent_latency_hour_touched AS
 SELECT DISTINCT agent_id, toStartOfHour(minute) AS hour

@@ -14,8 +14,20 @@ import { database } from './panel-sql.ts'
 // rollupColumn read are there.
 
 const firstWholeHour = `toStartOfHour(toTimeZone($__fromTime, 'UTC') - 1) + 3600`
-/** Exclusive: the hour's last minute row (its start + 59 min) must be within the range. */
-const endOfWholeHours = `toStartOfHour(toTimeZone($__toTime, 'UTC') + 60)`
+/**
+ * An hour is read from the hour rollup only once it ended this long ago: the worker's keeper
+ * recomputes an hour once it ended, within WORKER_HOUR_ROLLUP_INTERVAL_MS (10 s by default; up to
+ * 5 minutes keeps it right).
+ */
+const hourRollupReadDelayMinutes = 5
+
+/**
+ * Exclusive: the hour's last minute row (its start + 59 min) must be within the range, and the hour
+ * must have ended hourRollupReadDelayMinutes ago (services/worker/write/hour-rollup-keeper.ts); a
+ * range ending later reads the hours after it from the minutes.
+ */
+const endOfWholeHours = `least(toStartOfHour(toTimeZone($__toTime, 'UTC') + 60),
+  toStartOfHour(toTimeZone(now(), 'UTC') - INTERVAL ${hourRollupReadDelayMinutes} MINUTE))`
 
 const metricColumns = (metric: string) => [
   `${metric}_count`,

@@ -55,8 +55,8 @@ const envSchema = z
     WORKER_MAX_BYTES_PER_PARTITION: positiveInt.default(1024 * 1024),
     /** Freshness bound: the longest a consumed batch waits for others to join its ClickHouse write (a full write goes at once). */
     WORKER_MAX_BATCH_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(50),
-    /** How often the worker takes newly stored minute rows into the hour rollup (write/hour-rollup-keeper.ts): how stale a panel's whole hours may be. */
-    WORKER_HOUR_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+    /** How often the worker takes newly stored minute rows into the hour rollup (write/hour-rollup-keeper.ts): how late a late call shows in a panel's whole hours; at most 4 min, within the 5 the panels leave an hour that just ended. */
+    WORKER_HOUR_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(100).max(240_000).default(10_000),
     /** How long a silent (crashed) worker keeps its partitions before the group moves them on. */
     WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
     /** Seconds a worker may hold batches without committing (retrying, paused) before /healthz says 503 and worker_stalled is 1. */

@@ -143,9 +143,9 @@ describe('forget a caller everywhere', () => {
     expect(total(await rowsOf(fixture.clickhouse, idsOf(calls.a)))).toBe(0)
     expect(await rowsOf(fixture.clickhouse, idsOf([...calls.b, ...calls.c]))).toEqual(othersBefore)
     // The hour rollup holds no conversation, but its sums held A's turns: recomputed without them (and
-    // the others' hours taken in by the worker's keeper, every WORKER_HOUR_ROLLUP_INTERVAL_MS).
+    // the others' ended hours taken in by the worker's keeper, every WORKER_HOUR_ROLLUP_INTERVAL_MS).
     await waitFor(
-      () => hourRollupMismatches(fixture.clickhouse),
+      () => hourRollupMismatches(fixture.clickhouse, { endedHours: true }),
       (mismatches) => mismatches === 0,
       60_000,
       'the hour rollup equal to the minute rollup',

@@ -18,7 +18,8 @@ import { database, hourRollupMismatches, queryRows, testLogger } from './worker-
 // off the worker's write, on embedded ClickHouse: a pass takes in what writes stored; a worker that
 // died before its pass leaves nothing wrong for long, since the next worker's first pass reads every
 // row; a re-delivery that moves a conversation to other hours leaves nothing of it in the hours it
-// left; a pass reads only what was stamped since the pass before (less the margin).
+// left; a pass reads only what was stamped since the pass before (less the margin); an hour that has
+// not ended waits.
 const dataDir = mkdtempSync(join(tmpdir(), 'va-hour-rollup-'))
 let client: ClickHouseClient
 
@@ -144,5 +145,18 @@ describe('the hour rollup kept off the write path', () => {
     expect(await hourRollupMismatches(client), 'stamped before its bound').toBeGreaterThan(0)
     expect(await keeper().pass()).toBeGreaterThan(0)
     expect(await hourRollupMismatches(client)).toBe(0)
+  })
+
+  it('holds an hour that has not ended (panels read it from the minute rollup until then)', async () => {
+    const later = generateConversations({
+      count: 3,
+      seed: 77,
+      from: Date.now() + 2 * 3600_000,
+      spanHours: 0.5,
+    })
+    await workerWrite()(rowsOf(later, 1, 200), 'not ended')
+    await running.keeper!.pass()
+    expect(await hourRollupMismatches(client, { endedHours: true })).toBe(0)
+    expect(await hourRollupMismatches(client), 'the hours not ended yet').toBeGreaterThan(0)
   })
 })
