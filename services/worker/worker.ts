@@ -172,8 +172,15 @@ export async function startWorker(
     const itemsClient = createClickHouse(config)
 
     const metrics = createWorkerMetrics(registry, () => progress.status(config.WORKER_STALL_SECONDS))
-    const conversationWrite = createConversationWrite({ clickhouse, itemsClient, config, registry, logger })
     const hourRollup = startHourRollupKeeper(clickhouse, config, metrics, logger)
+    const conversationWrite = createConversationWrite({
+      clickhouse,
+      itemsClient,
+      config,
+      registry,
+      logger,
+      hourRollup,
+    })
     const schemaRegistry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
     const decoder = {
       decode: cachedSchemaDecoder(schemaRegistry),

@@ -11,15 +11,15 @@ import { mergeRows } from '../../services/worker/batch-rows.ts'
 import { conversationRows } from '../../services/worker/conversation-rows.ts'
 import type { TableRows } from '../../services/worker/table-rows.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
+import type { HourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper.ts'
 import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
 import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
 
 // The hour rollup (latency-hour-rollup.ts) kept by the worker's keeper (write/hour-rollup-keeper.ts),
-// off the worker's write, on embedded ClickHouse: a pass takes in what writes stored; a worker that
-// died before its pass leaves nothing wrong for long, since the next worker's first pass reads every
-// row; a re-delivery that moves a conversation to other hours leaves nothing of it in the hours it
-// left; a pass reads only what was stamped since the pass before (less the margin); an hour that has
-// not ended waits.
+// off the worker's write, on embedded ClickHouse: a pass takes in what the writes told it; a worker
+// that died before its pass leaves nothing wrong for long, since the next worker's first pass scans
+// every row's insert time; a re-delivery that moves a conversation to other hours leaves nothing of it in the hours it
+// left; what no write told a running keeper waits for a scan; an hour that has not ended waits.
 const dataDir = mkdtempSync(join(tmpdir(), 'va-hour-rollup-'))
 let client: ClickHouseClient
 
@@ -36,8 +36,11 @@ const rowsOf = (list: typeof events, version: number, firstOffset: number): Tabl
     })),
   )
 
-/** The worker's write of these rows (a fresh worker's: what it knows is loaded from ClickHouse). */
-function workerWrite() {
+/**
+ * The worker's write of these rows (a fresh worker's: what it knows is loaded from ClickHouse),
+ * telling `keeper` the hours it changed; without one, a worker that dies before its keeper's pass.
+ */
+function workerWrite(keeper?: HourRollupKeeper) {
   const config = {
     CLICKHOUSE_DATABASE: database,
     METRICS_AGENT_ALLOWLIST: '',
@@ -51,6 +54,7 @@ function workerWrite() {
       config,
       registry: createMetricsRegistry('worker-test'),
       logger: testLogger(),
+      hourRollup: keeper,
     }).write(rows, token)
 }
 
@@ -88,7 +92,7 @@ describe('the hour rollup kept off the write path', () => {
   it('is wrong right after a write and right after one pass', async () => {
     running.keeper = keeper()
     expect(await running.keeper.pass(), 'nothing stored yet').toBe(0)
-    await workerWrite()(rowsOf(events.slice(0, 6), 1, 0), 'first')
+    await workerWrite(running.keeper)(rowsOf(events.slice(0, 6), 1, 0), 'first')
     expect(await hourRollupMismatches(client), 'the write did not recompute').toBeGreaterThan(0)
     expect(await running.keeper.pass()).toBeGreaterThan(0)
     expect(await hourRollupMismatches(client)).toBe(0)
@@ -120,7 +124,7 @@ describe('the hour rollup kept off the write path', () => {
       )
     }
     const moved = events.slice(0, 3).map((event) => later(event) as (typeof events)[number])
-    await workerWrite()(rowsOf(moved, 2, 100), 'moved')
+    await workerWrite(running.keeper)(rowsOf(moved, 2, 100), 'moved')
     expect(await hourRollupMismatches(client), 'the hours it left still count it').toBeGreaterThan(0)
     await running.keeper!.pass()
     expect(await hourRollupMismatches(client)).toBe(0)
@@ -132,9 +136,9 @@ describe('the hour rollup kept off the write path', () => {
     expect(hours.length).toBeGreaterThan(1)
   })
 
-  it('a pass reads only rows stamped since the pass before, less the margin; a first pass reads them all', async () => {
-    // A minute row stamped long before the running keeper's bound, as a write that landed while no
-    // worker ran would be seen by a keeper that had moved on: left to the next worker's first pass.
+  it('what no write told it is left to a scan of the stamps, which a first pass makes of every row', async () => {
+    // A minute row stamped long ago that no write told the running keeper of, as a write that landed
+    // while no worker ran: left to the next worker's first pass.
     await client.command({
       query: `INSERT INTO ${database}.agent_latency_minute
         SELECT * REPLACE ('agent-left-behind' AS agent_id, now64(3) - INTERVAL 1 DAY AS inserted_at)
@@ -142,7 +146,7 @@ describe('the hour rollup kept off the write path', () => {
     })
     expect(await hourRollupMismatches(client)).toBeGreaterThan(0)
     await running.keeper!.pass()
-    expect(await hourRollupMismatches(client), 'stamped before its bound').toBeGreaterThan(0)
+    expect(await hourRollupMismatches(client), 'not told, stamped before its scans').toBeGreaterThan(0)
     expect(await keeper().pass()).toBeGreaterThan(0)
     expect(await hourRollupMismatches(client)).toBe(0)
   })
@@ -154,7 +158,7 @@ describe('the hour rollup kept off the write path', () => {
       from: Date.now() + 2 * 3600_000,
       spanHours: 0.5,
     })
-    await workerWrite()(rowsOf(later, 1, 200), 'not ended')
+    await workerWrite(running.keeper)(rowsOf(later, 1, 200), 'not ended')
     await running.keeper!.pass()
     expect(await hourRollupMismatches(client, { endedHours: true })).toBe(0)
     expect(await hourRollupMismatches(client), 'the hours not ended yet').toBeGreaterThan(0)

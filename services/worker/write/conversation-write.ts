@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../core/clickhouse.ts'
 import type { Config } from '../../core/env.ts'
+import { agentHours } from '../../core/latency-hour-rollup.ts'
 import type { Logger } from '../../core/logger.ts'
 import type { Registry } from '../../core/metrics.ts'
 import { mergeRows } from '../batch-rows.ts'
@@ -10,6 +11,7 @@ import { insertTableRows, type TableWrite } from './clickhouse-insert.ts'
 import { CountOnCommit, messageCounts } from './count-on-commit.ts'
 import { divideFirstDeliveries } from './first-deliveries.ts'
 import { withoutConversations } from './forgotten-conversations.ts'
+import type { HourRollupKeeper } from './hour-rollup-keeper.ts'
 import { KnownSessions } from './known-sessions.ts'
 import { loadKnownSessionKeys } from './known-sessions-query.ts'
 import { emptyStoredKeys, planWrite } from './redelivery-plan.ts'
@@ -20,7 +22,7 @@ import { forgottenConversations, storedKeys } from './stored-keys.ts'
 // (the common write) are written as they are, without asking ClickHouse anything before the
 // inserts; the others are planned from what ClickHouse holds of them (redelivery-plan.ts): the
 // newest delivery only, tombstones for what it no longer has, nothing for a forgotten one. The hour
-// rollup is not the write's business: hour-rollup-keeper.ts takes in what the minute rollup got.
+// rollup is recomputed off the write: the write tells hour-rollup-keeper.ts which hours it changed.
 // A failure anywhere fails the attempt, which the batch writer retries.
 // What the worker knows is loaded from ClickHouse when it starts reading partitions it did not hold
 // (another worker may have written them) and grows with every write and every `forget`.
@@ -38,6 +40,8 @@ export interface ConversationWriteDeps {
   >
   registry: Registry
   logger: Logger
+  /** Told the agent-hours each write changed, once its inserts returned (hour-rollup-keeper.ts). */
+  hourRollup?: Pick<HourRollupKeeper, 'touched'>
   /** The inserts (tests: one that dies after them). */
   insert?: typeof insertTableRows
 }
@@ -48,6 +52,7 @@ export function createConversationWrite({
   config,
   registry,
   logger,
+  hourRollup,
   insert = insertTableRows,
 }: ConversationWriteDeps) {
   const database = config.CLICKHOUSE_DATABASE
@@ -119,6 +124,7 @@ export function createConversationWrite({
       lookedUp.digest ? `${token}:${lookedUp.digest}` : token,
       itemsClient,
     )
+    hourRollup?.touched(agentHours(planned.agent_latency_feed))
     for (const row of messages) counts.landed(row)
     return writes
   }

@@ -13,17 +13,17 @@ export function endedHours(
   }
 }
 
-// Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path: every
-// WORKER_HOUR_ROLLUP_INTERVAL_MS it asks which agent-hours have minute rows stored after their last
-// recompute and recomputes those that have ended (latency-hour-rollup.ts). A write no longer waits for
-// it, so a drain no longer recomputes the same hours after every write. An hour still running is
-// held until it ends: no panel reads it from the hour rollup before it ended
-// (hourRollupReadDelayMinutes), so recomputing it every pass while calls pour in would be wasted.
-// Late calls into an ended hour are taken in within an interval. Nothing is lost to a crash or an
-// outage: the rows carry their insert time, so the first pass of the next worker, or the next pass
-// after ClickHouse came back, finds what no pass took in (the held hours too). Each pass reads only
-// rows stamped since the pass before began, less the margin of an insert still landing; the first
-// reads every row.
+// Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path. The worker's
+// write tells it the agent-hours it changed once its inserts landed (touched); every
+// WORKER_HOUR_ROLLUP_INTERVAL_MS a pass recomputes those that ended (latency-hour-rollup.ts), each
+// once however many writes touched it meanwhile. An hour still running is held until it ended: no
+// panel reads it from the hour rollup before (dashboards/src/latency-rollup-rows.ts), so recomputing
+// it while calls pour in would be wasted. What no write of this worker told it — another worker's
+// rows, a crashed worker's, a write whose recompute a stop cut off — is found by the rows' insert
+// time (migration 0017, dirtyHoursStatement): the first pass reads every row, and one pass a minute
+// the rows stamped since the scan before, less the margin of an insert still landing.
+const scanEveryMs = 60_000
+
 export interface HourRollupKeeperDeps {
   /** ClickHouse's clock (epoch ms): insert times are stamped by it, not by this process. */
   serverNow: () => Promise<number>
@@ -33,10 +33,14 @@ export interface HourRollupKeeperDeps {
   onPass: (outcome: { hours: number } | { error: unknown }) => void
 }
 
+const keyOf = (hour: AgentHour) => `${hour.agent_id}\u0000${hour.hour}`
+
 export class HourRollupKeeper {
-  private sinceMs = 0
-  /** Dirty hours still running, by agent and hour: recomputed by the first pass after they end. */
-  private readonly held = new Map<string, AgentHour>()
+  /** Rows stamped before this (less the margin) were scanned (epoch ms); -1: never scanned. */
+  private scannedFrom = -1
+  private lastScanMs = 0
+  /** Agent-hours to recompute once they ended: told by writes, found by scans, held while running. */
+  private readonly pending = new Map<string, AgentHour>()
   private timer: NodeJS.Timeout | undefined
   private current: Promise<number> | undefined
   private stopped = false
@@ -46,9 +50,9 @@ export class HourRollupKeeper {
     this.deps = deps
   }
 
-  /** Where the next pass starts reading (epoch ms of insert time). */
-  get readsFrom(): number {
-    return this.sinceMs
+  /** A write of this worker landed rows in these agent-hours (call once its inserts returned). */
+  touched(hours: Iterable<AgentHour>): void {
+    for (const hour of hours) this.pending.set(keyOf(hour), hour)
   }
 
   /**
@@ -80,7 +84,7 @@ export class HourRollupKeeper {
 
   /**
    * No timed pass any more; a last one takes in the worker's last writes (a worker stopped for an
-   * upgrade leaves its hours right). One that fails is left to the next worker's first pass.
+   * upgrade leaves its ended hours right). One that fails is left to the next worker's first pass.
    */
   async stop(): Promise<void> {
     this.stopped = true
@@ -89,17 +93,25 @@ export class HourRollupKeeper {
   }
 
   private async run(): Promise<number> {
+    let told: AgentHour[] = []
     try {
       const startedAt = await this.deps.serverNow()
-      const dirty = await this.deps.dirtyHours(this.sinceMs)
-      const { due, running } = endedHours([...this.held.values(), ...dirty], startedAt)
+      // Taken after the clock: a write whose inserts returned before it is read by the recompute.
+      told = [...this.pending.values()]
+      this.pending.clear()
+      const scan = this.scannedFrom < 0 || startedAt - this.lastScanMs >= scanEveryMs
+      const found = scan ? await this.deps.dirtyHours(Math.max(this.scannedFrom, 0)) : []
+      const { due, running } = endedHours([...told, ...found], startedAt)
       if (due.length > 0) await this.deps.recompute(due)
-      this.held.clear()
-      for (const hour of running) this.held.set(`${hour.agent_id}\u0000${hour.hour}`, hour)
-      this.sinceMs = Math.max(this.sinceMs, startedAt - insertVisibilityMarginSeconds * 1000)
+      this.touched(running)
+      if (scan) {
+        this.scannedFrom = Math.max(this.scannedFrom, startedAt - insertVisibilityMarginSeconds * 1000)
+        this.lastScanMs = startedAt
+      }
       this.deps.onPass({ hours: due.length })
       return due.length
     } catch (error) {
+      this.touched(told)
       this.deps.onPass({ error })
       throw error
     }

@@ -5,18 +5,19 @@ import { endedHours, HourRollupKeeper, type HourRollupKeeperDeps } from './hour-
 // The keeper's sequencing with stand-in functions for its two questions and its recompute (the
 // statements themselves run against the engine in test/worker/hour-rollup-recompute).
 const margin = insertVisibilityMarginSeconds * 1000
+const minute = 60_000
 
-function keeperWith(steps: { now: number; hours?: AgentHour[]; fail?: 'dirty' | 'recompute' }[]) {
-  const reads: number[] = []
+function keeperWith(steps: { now: number; found?: AgentHour[]; fail?: 'scan' | 'recompute' }[]) {
+  const scans: number[] = []
   const recomputed: AgentHour[][] = []
   const outcomes: string[] = []
   let step = -1
   const deps: HourRollupKeeperDeps = {
     serverNow: async () => steps[++step]!.now,
     dirtyHours: async (sinceMs) => {
-      reads.push(sinceMs)
-      if (steps[step]!.fail === 'dirty') throw new Error('ClickHouse away')
-      return steps[step]!.hours ?? []
+      scans.push(sinceMs)
+      if (steps[step]!.fail === 'scan') throw new Error('ClickHouse away')
+      return steps[step]!.found ?? []
     },
     recompute: async (hours) => {
       if (steps[step]!.fail === 'recompute') throw new Error('ClickHouse away')
@@ -25,97 +26,105 @@ function keeperWith(steps: { now: number; hours?: AgentHour[]; fail?: 'dirty' | 
     intervalMs: 1000,
     onPass: (outcome) => outcomes.push('hours' in outcome ? `hours ${outcome.hours}` : 'failed'),
   }
-  return { keeper: new HourRollupKeeper(deps), reads, recomputed, outcomes }
+  return { keeper: new HourRollupKeeper(deps), scans, recomputed, outcomes }
 }
 
-/** An hour that ended long before the nows below (1,000,000 ms on). */
-const hour = { agent_id: 'a', hour: 3600 }
+/** Hours that ended long before the nows below (10,000,000 ms on). */
+const a = { agent_id: 'a', hour: 3600 }
+const b = { agent_id: 'b', hour: 3600 }
+const t0 = 10_000_000
 
 describe('HourRollupKeeper', () => {
-  it('reads every row first, then from the start of the pass before less the margin (the server clock)', async () => {
-    const { keeper, reads, recomputed } = keeperWith([
-      { now: 10_000_000, hours: [hour] },
-      { now: 10_010_000 },
-      { now: 10_020_000, hours: [hour] },
-    ])
-    expect(await keeper.pass()).toBe(1)
-    expect(await keeper.pass()).toBe(0)
-    expect(await keeper.pass()).toBe(1)
-    expect(reads).toEqual([0, 10_000_000 - margin, 10_010_000 - margin])
-    expect(recomputed).toEqual([[hour], [hour]])
+  it('recomputes the hours writes told it, each once however often told, without reading stamps', async () => {
+    const { keeper, scans, recomputed } = keeperWith([{ now: t0 }, { now: t0 + 1000 }, { now: t0 + 2000 }])
+    await keeper.pass()
+    keeper.touched([a, b])
+    keeper.touched([a])
+    expect(await keeper.pass()).toBe(2)
+    expect(await keeper.pass(), 'nothing told since').toBe(0)
+    expect(recomputed).toEqual([[a, b]])
+    expect(scans, 'only the first pass scans').toEqual([0])
   })
 
-  it('a failed pass leaves the bound where it was, so the next pass reads what it did not take in', async () => {
-    const { keeper, reads, outcomes } = keeperWith([
-      { now: 10_000_000 },
-      { now: 10_010_000, hours: [hour], fail: 'recompute' },
-      { now: 10_020_000, fail: 'dirty' },
-      { now: 10_030_000, hours: [hour] },
-      { now: 10_040_000 },
+  it('scans every row first, then once a minute from the scan before less the margin (the server clock)', async () => {
+    const { keeper, scans, recomputed } = keeperWith([
+      { now: t0, found: [a] },
+      { now: t0 + 30_000 },
+      { now: t0 + minute, found: [b] },
+      { now: t0 + minute + 30_000 },
+      { now: t0 + 2 * minute },
+    ])
+    for (let pass = 0; pass < 5; pass++) await keeper.pass()
+    expect(scans).toEqual([0, t0 - margin, t0 + minute - margin])
+    expect(recomputed).toEqual([[a], [b]])
+  })
+
+  it('a failed pass keeps what it was told and where it scans from, for the next pass', async () => {
+    const { keeper, scans, recomputed, outcomes } = keeperWith([
+      { now: t0 },
+      { now: t0 + minute, fail: 'recompute', found: [b] },
+      { now: t0 + minute + 1000, fail: 'scan' },
+      { now: t0 + minute + 2000, found: [b] },
     ])
     await keeper.pass()
+    keeper.touched([a])
     await expect(keeper.pass()).rejects.toThrow(/away/)
     await expect(keeper.pass()).rejects.toThrow(/away/)
-    await keeper.pass()
-    await keeper.pass()
-    expect(reads).toEqual([
-      0,
-      10_000_000 - margin,
-      10_000_000 - margin,
-      10_000_000 - margin,
-      10_030_000 - margin,
-    ])
-    expect(outcomes).toEqual(['hours 0', 'failed', 'failed', 'hours 1', 'hours 0'])
+    expect(await keeper.pass()).toBe(2)
+    expect(scans).toEqual([0, t0 - margin, t0 - margin, t0 - margin])
+    expect(recomputed).toEqual([[a, b]])
+    expect(outcomes).toEqual(['hours 0', 'failed', 'failed', 'hours 2'])
   })
 
-  it('passes asked for together run one after the other, each reading after the one before', async () => {
-    const { keeper, reads } = keeperWith([{ now: 10_000_000 }, { now: 10_010_000 }, { now: 10_020_000 }])
-    await Promise.all([keeper.pass(), keeper.pass(), keeper.pass()])
-    expect(reads).toEqual([0, 10_000_000 - margin, 10_010_000 - margin])
-  })
-
-  it('never moves the bound back (a server clock set back)', async () => {
-    const { keeper, reads } = keeperWith([{ now: 20_000_000 }, { now: 10_000_000 }, { now: 15_000_000 }])
-    await keeper.pass()
-    await keeper.pass()
-    await keeper.pass()
-    expect(reads).toEqual([0, 20_000_000 - margin, 20_000_000 - margin])
-  })
-
-  it('start passes at once and then every interval; stop makes a last pass and ends it', async () => {
-    const { keeper, reads } = keeperWith(
-      Array.from({ length: 50 }, (_, index) => ({ now: 10_000_000 + index })),
-    )
-    keeper.start()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(reads.length).toBe(1)
-    await keeper.stop()
-    expect(reads.length, 'the last pass').toBe(2)
-    await new Promise((resolve) => setTimeout(resolve, 1200))
-    expect(reads.length).toBe(2)
-  })
-
-  it('holds an hour still running and recomputes it in the first pass after it ended, its rows read or not', async () => {
+  it('holds an hour still running and recomputes it in the first pass after it ended', async () => {
     const running = { agent_id: 'a', hour: 36_000 } // ends at 39,600 s
     const { keeper, recomputed } = keeperWith([
-      { now: 39_000_000, hours: [running, hour] },
+      { now: 39_000_000 },
       { now: 39_500_000 },
       { now: 39_600_000 },
       { now: 39_700_000 },
     ])
+    keeper.touched([running, b])
     expect(await keeper.pass(), 'the ended one only').toBe(1)
-    expect(await keeper.pass(), 'still running, its rows not read again').toBe(0)
+    expect(await keeper.pass(), 'still running').toBe(0)
     expect(await keeper.pass(), 'ended').toBe(1)
     expect(await keeper.pass()).toBe(0)
-    expect(recomputed).toEqual([[hour], [running]])
+    expect(recomputed).toEqual([[b], [running]])
+  })
+
+  it('passes asked for together run one after the other', async () => {
+    const { keeper, scans } = keeperWith([{ now: t0 }, { now: t0 + minute }, { now: t0 + 2 * minute }])
+    await Promise.all([keeper.pass(), keeper.pass(), keeper.pass()])
+    expect(scans).toEqual([0, t0 - margin, t0 + minute - margin])
+  })
+
+  it('never moves where it scans from back (a server clock set back)', async () => {
+    const { keeper, scans } = keeperWith([{ now: 2 * t0 }, { now: 3 * t0 }, { now: 3 * t0 + 2 * minute }])
+    await keeper.pass()
+    await keeper.pass()
+    await keeper.pass()
+    expect(scans).toEqual([0, 2 * t0 - margin, 3 * t0 - margin])
+  })
+
+  it('start passes at once and then every interval; stop makes a last pass and ends it', async () => {
+    const steps = Array.from({ length: 50 }, (_, index) => ({ now: t0 + index }))
+    const { keeper, recomputed } = keeperWith(steps)
+    keeper.start()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    keeper.touched([a])
+    await keeper.stop()
+    expect(recomputed, 'the last pass took in the last write').toEqual([[a]])
+    keeper.touched([b])
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    expect(recomputed).toEqual([[a]])
   })
 })
 
 describe('endedHours', () => {
   it('splits at the end of each hour, each agent-hour once', () => {
-    const a = { agent_id: 'a', hour: 7200 }
-    const b = { agent_id: 'b', hour: 7200 }
-    expect(endedHours([a, b, a], 10_800_000)).toEqual({ due: [a, b], running: [] })
-    expect(endedHours([a, b, a], 10_799_999)).toEqual({ due: [], running: [a, b] })
+    const first = { agent_id: 'a', hour: 7200 }
+    const second = { agent_id: 'b', hour: 7200 }
+    expect(endedHours([first, second, first], 10_800_000)).toEqual({ due: [first, second], running: [] })
+    expect(endedHours([first, second, first], 10_799_999)).toEqual({ due: [], running: [first, second] })
   })
 })
