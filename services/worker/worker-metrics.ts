@@ -99,7 +99,7 @@ export function createWorkerMetrics(
     }),
     hourRollupPasses: new Counter({
       name: 'worker_hour_rollup_passes_total',
-      help: 'Passes of the hour-rollup keeper that ended (each took in what was stored before it began)',
+      help: 'Passes of the hour-rollup keeper that ended (each took in the ended hours of the writes that returned before it began)',
       registers: [registry],
     }),
     hourRollupRecomputed: new Counter({
