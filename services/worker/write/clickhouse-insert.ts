@@ -97,8 +97,8 @@ export async function insertTableRows(
 
 /**
  * insertTableRows, then the hour rollup of every agent-hour whose rows the rollup feed just changed
- * (latency-hour-rollup.ts): for rows loaded outside the worker (tests, benchmarks), which recomputes
- * its own writes' hours together with those of re-delivered conversations (conversation-write.ts).
+ * (latency-hour-rollup.ts): for rows loaded outside the worker (tests, benchmarks), whose hours its
+ * keeper recomputes off the write (hour-rollup-keeper.ts).
  */
 export async function insertRowsAndHourRollup(
   client: ClickHouseClient,
