@@ -1,9 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { forgetConversations } from '../../services/core/privacy/erasure/forget-conversations.ts'
@@ -14,14 +9,19 @@ import type { TableRows } from '../../services/worker/table-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
 import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
-import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
+import {
+  database,
+  hourRollupMismatches,
+  migratedEmbeddedDatabase,
+  queryRows,
+  testLogger,
+} from './worker-test-support.ts'
 
 // The worker's write (write/conversation-write.ts) on embedded ClickHouse, watched at the client: what
 // it asks ClickHouse before its inserts. First deliveries of conversations it does not know ask
 // nothing (after the one load of what it knows); re-deliveries are looked up and planned; a
 // conversation `forget` erased is never stored again, by this worker or by one started after.
-const dataDir = mkdtempSync(join(tmpdir(), 'va-conversation-write-'))
-let client: ClickHouseClient
+const engine = migratedEmbeddedDatabase('conversation-write')
 
 const events = generateConversations({ count: 30, seed: 4711, historyItems: 6 })
 let nextOffset = 0
@@ -42,7 +42,7 @@ type Call = 'query' | 'command' | 'insert'
 
 /** A worker's write (a fresh one: a restarted worker) whose calls to ClickHouse are noted in `calls`. */
 function watchedWrite(calls: Call[]) {
-  const watched = new Proxy(client, {
+  const watched = new Proxy(engine.client, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
       if (property !== 'query' && property !== 'command') return value
@@ -65,15 +65,15 @@ function watchedWrite(calls: Call[]) {
     logger: testLogger(),
     insert: async (_client, ...rest) => {
       calls.push('insert')
-      return insertTableRows(client, ...rest)
+      return insertTableRows(engine.client, ...rest)
     },
   })
 }
 
 /** The hour rollup's mismatches once a keeper took in what was written. */
 async function hourRollupAfterPass(): Promise<number> {
-  await clickHouseHourRollupKeeper(client, database, 60_000).pass()
-  return hourRollupMismatches(client)
+  await clickHouseHourRollupKeeper(engine.client, database, 60_000).pass()
+  return hourRollupMismatches(engine.client)
 }
 
 /** What a write asked before its first insert. */
@@ -82,7 +82,7 @@ const beforeInsert = (calls: Call[]) => calls.slice(0, calls.indexOf('insert'))
 const stored = async (sessions: string[]) =>
   (
     await queryRows<{ session_id: string; version: string }>(
-      client,
+      engine.client,
       `SELECT session_id, toString(version) AS version FROM ${database}.conversations FINAL
         WHERE session_id IN {ids:Array(String)} ORDER BY session_id`,
       { ids: sessions },
@@ -90,21 +90,6 @@ const stored = async (sessions: string[]) =>
   ).map((row) => `${row.session_id}@${row.version}`)
 
 const ids = (list: typeof events) => list.map((event) => event.data.session_id)
-
-beforeAll(async () => {
-  client = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
-  await runMigrations(client, database)
-})
-
-afterAll(async () => {
-  await client?.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
 
 describe('the worker write', () => {
   const calls: Call[] = []
@@ -141,7 +126,7 @@ describe('the worker write', () => {
     const [erased, alsoErased] = events.slice(3, 5)
     for (const event of [erased!, alsoErased!]) {
       const report = await forgetConversations(
-        client,
+        engine.client,
         { database },
         {
           selector: { kind: 'session_id', value: event.data.session_id },

@@ -1,9 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { describe, expect, it } from 'vitest'
 import { toAvroRecord } from '../../services/core/event/event-record.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
@@ -13,15 +8,21 @@ import type { TableRows } from '../../services/worker/table-rows.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
 import type { HourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper.ts'
 import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
-import { database, hourRollupMismatches, queryRows, testLogger } from './worker-test-support.ts'
+import {
+  database,
+  hourRollupMismatches,
+  migratedEmbeddedDatabase,
+  queryRows,
+  testLogger,
+} from './worker-test-support.ts'
 
 // The hour rollup (latency-hour-rollup.ts) kept by the worker's keeper (write/hour-rollup-keeper.ts),
 // off the worker's write, on embedded ClickHouse: a pass takes in what the writes told it; a worker
 // that died before its pass leaves nothing wrong for long, since the next worker's first pass scans
-// every row's insert time; a re-delivery that moves a conversation to other hours leaves nothing of it in the hours it
-// left; what no write told a running keeper waits for a scan; an hour that has not ended waits.
-const dataDir = mkdtempSync(join(tmpdir(), 'va-hour-rollup-'))
-let client: ClickHouseClient
+// every row's insert time; a re-delivery that moves a conversation to other hours leaves nothing of
+// it in the hours it left; what no write told a running keeper waits for a scan; an hour that has
+// not ended waits.
+const engine = migratedEmbeddedDatabase('hour-rollup')
 
 const events = generateConversations({ count: 12, seed: 31 })
 const rowsOf = (list: typeof events, version: number, firstOffset: number): TableRows =>
@@ -50,7 +51,7 @@ function workerWrite(keeper?: HourRollupKeeper) {
   }
   return (rows: TableRows, token: string) =>
     createConversationWrite({
-      clickhouse: client,
+      clickhouse: engine.client,
       config,
       registry: createMetricsRegistry('worker-test'),
       logger: testLogger(),
@@ -59,32 +60,17 @@ function workerWrite(keeper?: HourRollupKeeper) {
 }
 
 /** A worker's keeper; its passes are called here, not timed. */
-const keeper = () => clickHouseHourRollupKeeper(client, database, 60_000)
+const keeper = () => clickHouseHourRollupKeeper(engine.client, database, 60_000)
 
 const hourTurns = async () =>
   Number(
     (
       await queryRows<{ turns: number }>(
-        client,
+        engine.client,
         `SELECT sum(e2e_latency_unflagged_count + e2e_latency_flagged_count) AS turns FROM ${database}.agent_latency_hour FINAL`,
       )
     )[0]!.turns,
   )
-
-beforeAll(async () => {
-  client = createClickHouse({
-    CLICKHOUSE_DATA_DIR: dataDir,
-    CLICKHOUSE_USER: 'default',
-    CLICKHOUSE_PASSWORD: '',
-  })
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
-  await runMigrations(client, database)
-})
-
-afterAll(async () => {
-  await client?.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
 
 describe('the hour rollup kept off the write path', () => {
   const running = { keeper: undefined as ReturnType<typeof keeper> | undefined }
@@ -93,19 +79,19 @@ describe('the hour rollup kept off the write path', () => {
     running.keeper = keeper()
     expect(await running.keeper.pass(), 'nothing stored yet').toBe(0)
     await workerWrite(running.keeper)(rowsOf(events.slice(0, 6), 1, 0), 'first')
-    expect(await hourRollupMismatches(client), 'the write did not recompute').toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client), 'the write did not recompute').toBeGreaterThan(0)
     expect(await running.keeper.pass()).toBeGreaterThan(0)
-    expect(await hourRollupMismatches(client)).toBe(0)
+    expect(await hourRollupMismatches(engine.client)).toBe(0)
     expect(await hourTurns()).toBeGreaterThan(0)
   })
 
   it('a worker that died before its pass: the first pass of the next worker takes its write in', async () => {
     await workerWrite()(rowsOf(events.slice(6), 1, 6), 'second')
-    expect(await hourRollupMismatches(client)).toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client)).toBeGreaterThan(0)
     // The worker that wrote it is gone; a new one starts.
     running.keeper = keeper()
     await running.keeper.pass()
-    expect(await hourRollupMismatches(client)).toBe(0)
+    expect(await hourRollupMismatches(engine.client)).toBe(0)
   })
 
   it('keeps nothing of a conversation in the hours a newer delivery moved it out of', async () => {
@@ -125,12 +111,12 @@ describe('the hour rollup kept off the write path', () => {
     }
     const moved = events.slice(0, 3).map((event) => later(event) as (typeof events)[number])
     await workerWrite(running.keeper)(rowsOf(moved, 2, 100), 'moved')
-    expect(await hourRollupMismatches(client), 'the hours it left still count it').toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client), 'the hours it left still count it').toBeGreaterThan(0)
     await running.keeper!.pass()
-    expect(await hourRollupMismatches(client)).toBe(0)
+    expect(await hourRollupMismatches(engine.client)).toBe(0)
     expect(await hourTurns(), 'the same turns, in other hours').toBe(before)
     const hours = await queryRows<{ hour: string }>(
-      client,
+      engine.client,
       `SELECT DISTINCT toString(hour) AS hour FROM ${database}.agent_latency_hour FINAL ORDER BY hour`,
     )
     expect(hours.length).toBeGreaterThan(1)
@@ -139,16 +125,16 @@ describe('the hour rollup kept off the write path', () => {
   it('what no write told it is left to a scan of the stamps, which a first pass makes of every row', async () => {
     // A minute row stamped long ago that no write told the running keeper of, as a write that landed
     // while no worker ran: left to the next worker's first pass.
-    await client.command({
+    await engine.client.command({
       query: `INSERT INTO ${database}.agent_latency_minute
         SELECT * REPLACE ('agent-left-behind' AS agent_id, now64(3) - INTERVAL 1 DAY AS inserted_at)
         FROM ${database}.agent_latency_minute FINAL WHERE e2e_latency_unflagged_count > 0 LIMIT 1`,
     })
-    expect(await hourRollupMismatches(client)).toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client)).toBeGreaterThan(0)
     await running.keeper!.pass()
-    expect(await hourRollupMismatches(client), 'not told, stamped before its scans').toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client), 'not told, stamped before its scans').toBeGreaterThan(0)
     expect(await keeper().pass()).toBeGreaterThan(0)
-    expect(await hourRollupMismatches(client)).toBe(0)
+    expect(await hourRollupMismatches(engine.client)).toBe(0)
   })
 
   it('holds an hour that has not ended (panels read it from the minute rollup until then)', async () => {
@@ -160,7 +146,7 @@ describe('the hour rollup kept off the write path', () => {
     })
     await workerWrite(running.keeper)(rowsOf(later, 1, 200), 'not ended')
     await running.keeper!.pass()
-    expect(await hourRollupMismatches(client, { endedHours: true })).toBe(0)
-    expect(await hourRollupMismatches(client), 'the hours not ended yet').toBeGreaterThan(0)
+    expect(await hourRollupMismatches(engine.client, { endedHours: true })).toBe(0)
+    expect(await hourRollupMismatches(engine.client), 'the hours not ended yet').toBeGreaterThan(0)
   })
 })

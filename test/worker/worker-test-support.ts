@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
+import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
 import { conversationTables } from '../../services/core/clickhouse-retention.ts'
 import { type Config, loadConfig } from '../../services/core/env.ts'
 import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
@@ -45,6 +47,25 @@ export function embeddedClickHouse(dataDir: string): ClickHouseClient {
     CLICKHOUSE_USER: 'default',
     CLICKHOUSE_PASSWORD: '',
   })
+}
+
+/**
+ * An embedded engine with the migrated database, for one test file: opened before its tests, closed
+ * and removed after them (`client` is set once the file's first hook ran).
+ */
+export function migratedEmbeddedDatabase(prefix: string): { client: ClickHouseClient } {
+  const data = tempDataDir(prefix)
+  const opened = {} as { client: ClickHouseClient }
+  beforeAll(async () => {
+    opened.client = embeddedClickHouse(data.dir)
+    await opened.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+    await runMigrations(opened.client, database)
+  })
+  afterAll(async () => {
+    await opened.client?.close()
+    data.remove()
+  })
+  return opened
 }
 
 export function workerEnv(
