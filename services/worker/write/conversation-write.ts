@@ -84,16 +84,15 @@ export function createConversationWrite({
 
   /** The conversations that need a look at ClickHouse, planned: newest delivery, tombstones, forgotten left out. */
   async function planLookedUp(rows: TableRows) {
+    const nothingStored = { ...emptyStoredKeys(), sources: [] }
     if (rows.conversations.length === 0)
-      return { rows, digest: '', stored: { ...emptyStoredKeys(), sources: [] }, forgotten: new Set<string>() }
+      return { rows, digest: '', stored: nothingStored, forgotten: new Set<string>() }
     const forgotten = await forgottenConversations(clickhouse, database, rows)
     if (forgotten.size > 0)
       logger.info({ conversations: forgotten.size }, 'conversations erased by forget are not stored again')
     const remaining = withoutConversations(rows, forgotten)
     const stored =
-      remaining.conversations.length === 0
-        ? { ...emptyStoredKeys(), sources: [] }
-        : await storedKeys(clickhouse, database, remaining)
+      remaining.conversations.length === 0 ? nothingStored : await storedKeys(clickhouse, database, remaining)
     const plan = planWrite(remaining, stored)
     if (plan.tombstones > 0 || plan.supersededDeliveries > 0)
       logger.debug(
@@ -109,7 +108,7 @@ export function createConversationWrite({
     const divided = divideFirstDeliveries(incoming, (session) => sessions.has(session))
     const lookedUp = await planLookedUp(divided.lookup)
     const planned =
-      lookedUp.rows.conversations.length === 0 && lookedUp.rows.agent_latency_feed.length === 0
+      divided.lookup.conversations.length === 0
         ? divided.first
         : mergeRows([{ rows: divided.first }, { rows: lookedUp.rows }])
     const messages = withoutConversations(incoming, lookedUp.forgotten).conversations

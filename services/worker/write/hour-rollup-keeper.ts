@@ -1,6 +1,17 @@
 import type { AgentHour } from '../../core/latency-hour-rollup.ts'
 import { agentHours, insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
 
+// Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path. The worker's
+// write tells it the agent-hours it changed once its inserts landed (touched); every
+// WORKER_HOUR_ROLLUP_INTERVAL_MS a pass recomputes those that ended (latency-hour-rollup.ts), each
+// once however many writes touched it meanwhile. An hour still running is held until it ended: no
+// panel reads it from the hour rollup before (dashboards/src/latency-rollup-rows.ts), so recomputing
+// it while calls pour in would be wasted. What no write of this worker told it — another worker's
+// rows, a crashed worker's, a write whose recompute a stop cut off — is found by the rows' insert
+// time (migration 0017, dirtyHoursStatement): the first pass reads every row, and one pass a minute
+// the rows stamped since the scan before, less the margin of an insert still landing.
+const scanEveryMs = 60_000
+
 /** The agent-hours (each once) that ended by `nowMs`, and those still running. */
 export function endedHours(
   hours: readonly AgentHour[],
@@ -12,17 +23,6 @@ export function endedHours(
     running: distinct.filter((entry) => (entry.hour + 3600) * 1000 > nowMs),
   }
 }
-
-// Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path. The worker's
-// write tells it the agent-hours it changed once its inserts landed (touched); every
-// WORKER_HOUR_ROLLUP_INTERVAL_MS a pass recomputes those that ended (latency-hour-rollup.ts), each
-// once however many writes touched it meanwhile. An hour still running is held until it ended: no
-// panel reads it from the hour rollup before (dashboards/src/latency-rollup-rows.ts), so recomputing
-// it while calls pour in would be wasted. What no write of this worker told it — another worker's
-// rows, a crashed worker's, a write whose recompute a stop cut off — is found by the rows' insert
-// time (migration 0017, dirtyHoursStatement): the first pass reads every row, and one pass a minute
-// the rows stamped since the scan before, less the margin of an insert still landing.
-const scanEveryMs = 60_000
 
 export interface HourRollupKeeperDeps {
   /** ClickHouse's clock (epoch ms): insert times are stamped by it, not by this process. */
