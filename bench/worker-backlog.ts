@@ -283,6 +283,8 @@ export async function measureBacklogDrain(options: {
       drainCpuMsPerConversation: ((cpu - cpuAtFirst) * 1000) / total,
       /** The drain's main (JS) thread alone. */
       drainMainThreadCpuMsPerConversation: ((mainCpu - mainCpuAtFirst) * 1000) / total,
+      /** The worker's metrics once it drained (Prometheus text). */
+      metrics: await metricsText(url),
     }
   } finally {
     await service.stop()

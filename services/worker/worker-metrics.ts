@@ -107,6 +107,12 @@ export function createWorkerMetrics(
       help: 'Agent-hours of the hour rollup recomputed by the keeper (their minute rows changed since their last recompute)',
       registers: [registry],
     }),
+    hourRollupPassSeconds: new Histogram({
+      name: 'worker_hour_rollup_pass_seconds',
+      help: 'Time a pass of the hour-rollup keeper took (its scan and recompute), failed passes left out',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
     hourRollupPassFailures: new Counter({
       name: 'worker_hour_rollup_pass_failures_total',
       help: 'Passes of the hour-rollup keeper that failed (ClickHouse away): the next pass takes their hours in',

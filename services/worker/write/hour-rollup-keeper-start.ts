@@ -44,6 +44,7 @@ export function startHourRollupKeeper(
       if ('hours' in outcome) {
         metrics.hourRollupPasses.inc()
         metrics.hourRollupRecomputed.inc(outcome.hours)
+        metrics.hourRollupPassSeconds.observe(outcome.seconds)
         if (outcome.hours > 0) logger.debug({ hours: outcome.hours }, 'hour rollup: agent-hours recomputed')
       } else {
         metrics.hourRollupPassFailures.inc()

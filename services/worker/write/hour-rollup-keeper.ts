@@ -12,6 +12,18 @@ import { agentHours, insertVisibilityMarginSeconds } from '../../core/latency-ho
 // the rows stamped since the scan before, less the margin of an insert still landing.
 const scanEveryMs = 60_000
 
+// A pass over many months (a backfill) takes seconds, and the writes share ClickHouse with it: the
+// next pass waits three times as long as the last one took, so the keeper holds at most a quarter of
+// the engine and takes in more hours per pass (each partition's fixed cost paid once for more of
+// them). Never longer than a minute: panels read an hour from the hour rollup 5 minutes after it ended.
+const spacingPerPassTime = 3
+const maxSpacingMs = 60_000
+
+/** How long after a pass that took `passMs` the next one starts. */
+export function nextPassDelayMs(intervalMs: number, passMs: number): number {
+  return Math.max(intervalMs, Math.min(spacingPerPassTime * passMs, maxSpacingMs))
+}
+
 /** The agent-hours (each once) that ended by `nowMs`, and those still running. */
 export function endedHours(
   hours: readonly AgentHour[],
@@ -30,7 +42,8 @@ export interface HourRollupKeeperDeps {
   dirtyHours: (sinceMs: number) => Promise<AgentHour[]>
   recompute: (hours: readonly AgentHour[]) => Promise<void>
   intervalMs: number
-  onPass: (outcome: { hours: number } | { error: unknown }) => void
+  /** A pass ended: the agent-hours it recomputed and how long it took, or why it failed. */
+  onPass: (outcome: { hours: number; seconds: number } | { error: unknown }) => void
 }
 
 const keyOf = (hour: AgentHour) => `${hour.agent_id}\u0000${hour.hour}`
@@ -65,17 +78,21 @@ export class HourRollupKeeper {
     return next
   }
 
-  /** A pass now, then one every interval until stop(); a failed pass is reported and the next one tries again. */
+  /**
+   * A pass now, then one every interval (longer after a long pass: nextPassDelayMs) until stop(); a
+   * failed pass is reported and the next one tries again.
+   */
   start(): void {
     const schedule = (delayMs: number) => {
       if (this.stopped) return
       this.timer = setTimeout(async () => {
+        const began = performance.now()
         try {
           await this.pass()
         } catch {
           // reported through onPass
         }
-        schedule(this.deps.intervalMs)
+        schedule(nextPassDelayMs(this.deps.intervalMs, performance.now() - began))
       }, delayMs)
       this.timer.unref()
     }
@@ -94,6 +111,7 @@ export class HourRollupKeeper {
 
   private async run(): Promise<number> {
     let told: AgentHour[] = []
+    const began = performance.now()
     try {
       const startedAt = await this.deps.serverNow()
       // Taken after the clock: a write whose inserts returned before it is read by the recompute.
@@ -108,7 +126,7 @@ export class HourRollupKeeper {
         this.scannedFrom = Math.max(this.scannedFrom, startedAt - insertVisibilityMarginSeconds * 1000)
         this.lastScanMs = startedAt
       }
-      this.deps.onPass({ hours: due.length })
+      this.deps.onPass({ hours: due.length, seconds: (performance.now() - began) / 1000 })
       return due.length
     } catch (error) {
       this.touched(told)

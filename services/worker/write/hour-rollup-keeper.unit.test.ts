@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { type AgentHour, insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
-import { endedHours, HourRollupKeeper, type HourRollupKeeperDeps } from './hour-rollup-keeper.ts'
+import {
+  endedHours,
+  HourRollupKeeper,
+  type HourRollupKeeperDeps,
+  nextPassDelayMs,
+} from './hour-rollup-keeper.ts'
 
 // The keeper's sequencing with stand-in functions for its two questions and its recompute (the
 // statements themselves run against the engine in test/worker/hour-rollup-recompute).
@@ -126,5 +131,20 @@ describe('endedHours', () => {
     const second = { agent_id: 'b', hour: 7200 }
     expect(endedHours([first, second, first], 10_800_000)).toEqual({ due: [first, second], running: [] })
     expect(endedHours([first, second, first], 10_799_999)).toEqual({ due: [], running: [first, second] })
+  })
+})
+
+describe('nextPassDelayMs', () => {
+  it('keeps the interval after a short pass', () => {
+    expect(nextPassDelayMs(10_000, 80)).toBe(10_000)
+    expect(nextPassDelayMs(1000, 300)).toBe(1000)
+  })
+  it('waits three times a long pass, so the keeper holds at most a quarter of the engine', () => {
+    expect(nextPassDelayMs(1000, 3500)).toBe(10_500)
+    expect(nextPassDelayMs(10_000, 5000)).toBe(15_000)
+  })
+  it('never waits more than a minute after a pass, unless the interval itself is longer', () => {
+    expect(nextPassDelayMs(1000, 40_000)).toBe(60_000)
+    expect(nextPassDelayMs(240_000, 40_000)).toBe(240_000)
   })
 })
