@@ -77,9 +77,16 @@ export function conversationSpan(
   }
 }
 
-const isMessage = (item: ItemMetrics) => item.kind === null || /^message$/i.test(item.kind)
-const isUser = (item: ItemMetrics) => item.role !== null && /^user$/i.test(item.role)
-const isAgent = (item: ItemMetrics) => item.role !== null && /^(assistant|agent)$/i.test(item.role)
+// Whether an item is a message and who speaks it: the checks below and the conversation's turn
+// counts (rows/conversation-row.ts) read the same rules. The patterns are built once, not per call.
+const messageKind = /^message$/i
+const userRole = /^user$/i
+const agentRole = /^(assistant|agent)$/i
+type Turn = Pick<ItemMetrics, 'role' | 'kind'>
+/** A message (no kind, or kind message), not a tool call, output or handoff. */
+export const isMessage = (item: Turn) => item.kind === null || messageKind.test(item.kind)
+export const isUser = (item: Turn) => item.role !== null && userRole.test(item.role)
+export const isAgent = (item: Turn) => item.role !== null && agentRole.test(item.role)
 
 /**
  * The flags of each item, in item order. An agent message answers the user's message when that was

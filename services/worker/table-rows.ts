@@ -241,6 +241,9 @@ export type CampaignItemRow = TableRows['campaign_items'][number]
 export type LatencyFeedRow = TableRows['agent_latency_feed'][number]
 export type ConversationLatencyFeedRow = TableRows['conversation_latency_feed'][number]
 
+/** The columns every row of a conversation repeats (all tables but the agent-minute feed, which has most). */
+export type ContextColumns = RowOf<typeof conversationContext>
+
 export const tableNames = Object.keys(tables) as TableName[]
 
 /** Each insert's columns, in the order its values go. */
