@@ -1,12 +1,12 @@
-import { Writable } from 'node:stream'
 import { loadConfig } from '../../services/core/env.ts'
 import { createLogger } from '../../services/core/logger.ts'
 import { type RunningIngress, startIngress } from '../../services/ingress/main.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
+import { logSink, testSecrets } from './ingress-stand-in.ts'
 
 // A real ingress in the test process, on a free port, against the real Kafka and registry,
 // with every log line kept so tests can check what reached the log.
-export const testSecrets = { prod: 'prod-secret-4f9a8b7c6d5e', staging: 'staging-secret-1a2b3c4d5e6f' }
+export { testSecrets }
 
 export interface TestIngress extends RunningIngress {
   logs: string[]
@@ -15,13 +15,7 @@ export interface TestIngress extends RunningIngress {
 }
 
 export async function startTestIngress(overrides: Record<string, string> = {}): Promise<TestIngress> {
-  const logs: string[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(String(chunk))
-      done()
-    },
-  })
+  const { sink, logs } = logSink()
   const config = loadConfig({
     KAFKA_BROKERS: kafkaBrokers(),
     SCHEMA_REGISTRY_URL: schemaRegistryUrl(),
