@@ -10,10 +10,9 @@ import { testKafka } from '../support/kafka-test-helpers.ts'
 const bodyLimit = 1024 * 1024
 const [valid] = generateConversations({ count: 1, seed: 21, historyItems: 6 })
 const sessionId = valid!.data.session_id
-const json = (value: unknown) => JSON.stringify(value)
-const withData = (data: Record<string, unknown>) =>
-  json({ event: 'ConversationComplete', data: { session_id: sessionId, ...data } })
-const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+/** A ConversationComplete of our session with more fields (JSON text) in its data. */
+const conversationWith = (fields: string) =>
+  `{"event":"ConversationComplete","data":{"session_id":"${sessionId}",${fields}}}`
 
 // The HTTP contract of every other bad input (tokens, content types, sizes, broken JSON, misfits)
 // is tested without Kafka: ingress-{auth,body-limits,bad-input}.unit.test.ts. These are the
@@ -21,12 +20,12 @@ const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 const cases: Array<{ name: string; body: string; outcome: 'accepted' | 'quarantined' }> = [
   {
     name: 'a huge string within the limit',
-    body: withData({ history: [{ content: 'é'.repeat(200_000) }] }),
+    body: conversationWith(`"history":[{"content":"${'é'.repeat(200_000)}"}]`),
     outcome: 'accepted',
   },
   {
     name: '10,000-deep nesting inside data (kept, quarantined)',
-    body: withData({}).replace('}}', `,"x":${deep(10_000)}}}`),
+    body: conversationWith(`"x":${'['.repeat(10_000)}${']'.repeat(10_000)}`),
     outcome: 'quarantined',
   },
 ]
