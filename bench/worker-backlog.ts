@@ -265,6 +265,7 @@ export async function measureBacklogDrain(options: {
         mainCpuAtFirst = mainThreadCpuSeconds(service.child.pid!)
       }
     }
+    const consumedSeconds = (performance.now() - firstAt) / 1000
     await awaitHourRollupPasses(url, text)
     const seconds = (performance.now() - firstAt) / 1000
     const rows = await metricSum(url, 'worker_rows_inserted_total{table="conversation_items"')
@@ -277,6 +278,8 @@ export async function measureBacklogDrain(options: {
       rowsPerSecond: rows / seconds,
       rows,
       seconds,
+      /** Until the last message was consumed, before the keeper's last passes. */
+      consumedSeconds,
       rssMb,
       // CPU of the whole worker process, start-up (migrations) included; and of the drain alone.
       cpuMsPerConversation: (cpu * 1000) / total,

@@ -41,6 +41,7 @@ for (const kind of (process.env.KINDS ?? 'live,history').split(',') as Array<key
         total,
         perSecond: Math.round(drain.conversationsPerSecond),
         seconds: +drain.seconds.toFixed(1),
+        consumedSeconds: +drain.consumedSeconds.toFixed(1),
         cpuMsPerConversation: +drain.drainCpuMsPerConversation.toFixed(2),
         writes: sum(text, 'worker_batch_messages_count'),
         insertSeconds: Object.fromEntries(
