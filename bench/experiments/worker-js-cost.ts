@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
@@ -40,9 +41,16 @@ interface Stages {
 
 async function stagesOf(dir: string): Promise<Stages> {
   const load = (path: string) => import(`${dir}/${path}`)
+  // A file of this name in write/ where the checkout has it (#30), else beside the worker.
+  const loadWrite = (name: string) =>
+    load(
+      existsSync(`${dir}/services/worker/write/${name}`)
+        ? `services/worker/write/${name}`
+        : `services/worker/${name}`,
+    )
   const { conversationRows } = await load('services/worker/conversation-rows.ts')
   const { mergeRows } = await load('services/worker/batch-rows.ts')
-  const { tableBlock } = await load('services/worker/clickhouse-insert.ts')
+  const { tableBlock } = await loadWrite('clickhouse-insert.ts')
   const { tableNames } = await load('services/worker/table-rows.ts')
   const domain = await load('services/worker/domain-metrics.ts')
   const { createMetricsRegistry } = await load('services/core/metrics.ts')
@@ -51,7 +59,15 @@ async function stagesOf(dir: string): Promise<Stages> {
     agentAllowlist: [],
     agentLimit: 50,
     valueLimit: 50,
+    liveWindowMs: 86_400_000,
   })
+  // The write's plan where the checkout has it (#30): which conversations it knows (a hash each).
+  const firstDeliveries = existsSync(`${dir}/services/worker/write/first-deliveries.ts`)
+    ? {
+        ...(await loadWrite('first-deliveries.ts')),
+        known: new (await loadWrite('known-sessions.ts')).KnownSessions(),
+      }
+    : undefined
   // B's decoder with the schema cached per id, where the checkout has one; else the registry's.
   const decode: (value: Buffer) => Promise<unknown> =
     typeof decodeModule.cachedSchemaDecoder === 'function'
@@ -68,6 +84,13 @@ async function stagesOf(dir: string): Promise<Stages> {
       return bytes
     },
     metrics(rows) {
+      if (firstDeliveries) {
+        const { known } = firstDeliveries
+        const divided = firstDeliveries.divideFirstDeliveries(rows, (session: string) => known.has(session))
+        known.add(divided.first.conversations.map((row: { session_id: string }) => row.session_id))
+        domain.recordConversations(metrics, rows.conversations, rows.conversation_items)
+        return
+      }
       const fresh = domain.newConversations(rows, new Set())
       domain.recordConversations(metrics, fresh.conversations, fresh.items)
     },
@@ -136,7 +159,7 @@ const heldMb: Partial<Record<Code, number>> = { A: await heldRowsMb('A'), B: awa
 
 console.log(`${total} conversations (~${pool.itemsPerConversation.toFixed(0)} items), ${perWrite} per write`)
 console.log(
-  '| code | decode ms/conv | rows ms/conv | merge+encode ms/conv | metrics ms/conv | sum | rows heap per write MB | load |',
+  '| code | decode ms/conv | rows ms/conv | merge+encode ms/conv | plan+metrics ms/conv | sum | rows heap per write MB | load |',
 )
 console.log('|---|---|---|---|---|---|---|---|')
 // Warm-up (JIT) for both, then A B B A per round. BENCH_ONLY=B runs one code (e.g. under --cpu-prof).
