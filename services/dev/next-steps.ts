@@ -38,7 +38,7 @@ export function renderNextSteps(steps: NextSteps): string {
     '',
     `  webhook URL  ${ingress}/webhooks/conversation-complete?token=${token}`,
     `  send         ./run send --fixture full${url}`,
-    `               ./run send --generate 200${url}    (synthetic conversations)`,
+    `               ./run send --generate 200${url}    (synthetic conversations of the last day)`,
     `  query        ./run query "${exampleQuery(steps.database)}"`,
     ...(steps.overviewUrl
       ? [`  overview     ${steps.overviewUrl} (latency, failed rooms, campaigns, tests; in a browser)`]

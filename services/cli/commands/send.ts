@@ -4,6 +4,7 @@ import { loadConfig } from '../../core/env.ts'
 import { localStateDir, readLocalSecret } from '../../core/local-secret.ts'
 import { parseWebhookSecrets } from '../../core/webhook-secrets.ts'
 import { generateConversations } from '../../synthetic/conversation-generator.ts'
+import { generatedSpan } from '../send/generated-span.ts'
 import { sendWebhooks } from '../send/webhook-sender.ts'
 
 // `voice-analytics send`: posts fixture files or generated conversations to an ingress.
@@ -43,6 +44,8 @@ interface SendFlags {
   file: string[]
   fixture: string[]
   generate?: string
+  from?: string
+  days?: string
   seed: string
   historyItems: string
   concurrency: string
@@ -61,7 +64,9 @@ export function registerSendCommand(program: Command): void {
     .option('--source <name>', 'which WEBHOOK_SECRETS entry to use (default: the first)')
     .option('--file <path...>', 'JSON files, each one event or an array of events', [])
     .option('--fixture <name...>', 'fixtures from test/fixtures by name (e.g. campaign-call)', [])
-    .option('--generate <count>', 'generate this many synthetic conversations')
+    .option('--generate <count>', 'generate this many synthetic conversations, over the last day by default')
+    .option('--from <date>', 'generated conversations start at this date (e.g. 2025-06-01): a history')
+    .option('--days <n>', 'days the generated conversations are spread over', '1')
     .option('--seed <n>', 'generator seed', '1')
     .option('--history-items <n>', 'history items per generated conversation', '40')
     .option('--concurrency <n>', 'requests in flight', '8')
@@ -77,6 +82,7 @@ export function registerSendCommand(program: Command): void {
             count: Number(flags.generate),
             seed: Number(flags.seed),
             historyItems: Number(flags.historyItems),
+            ...generatedSpan({ from: flags.from, days: flags.days }, Date.now()),
           }),
         )
       if (events.length === 0) throw new Error('nothing to send: give --file, --fixture or --generate')
