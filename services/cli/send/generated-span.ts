@@ -1,4 +1,4 @@
-// When `send --generate` dates its conversations: by default over the last day, so the overview's
+// When `send --generate` dates its conversations: by default within the last day, so the overview's
 // "last 24 hours" and the dashboards show them at once; `--from` and `--days` for a history. The
 // span ends a quarter of an hour before now, so no conversation (a few minutes long) ends in the
 // future.
@@ -17,7 +17,8 @@ export function generatedSpan(options: { from?: string; days?: string }, nowMs: 
     throw new Error(`--days must be a positive number, got ${options.days}`)
   const spanMs = days * 24 * hourMs
   const latestEnd = nowMs - endMarginMs
-  if (options.from === undefined) return { from: latestEnd - spanMs, spanHours: spanMs / hourMs }
+  if (options.from === undefined)
+    return { from: nowMs - spanMs, spanHours: (latestEnd - (nowMs - spanMs)) / hourMs }
   const from = Date.parse(options.from)
   if (Number.isNaN(from))
     throw new Error(`--from is not a date: ${options.from} (e.g. 2025-06-01 or 2025-06-01T08:00:00Z)`)

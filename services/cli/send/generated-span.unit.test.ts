@@ -4,17 +4,17 @@ import { generatedSpan } from './generated-span.ts'
 const now = Date.parse('2026-11-27T12:00:00Z')
 
 describe('generatedSpan', () => {
-  it('dates conversations over the last day by default, ending a quarter of an hour before now', () => {
+  it('dates conversations within the last day by default, ending a quarter of an hour before now', () => {
     const span = generatedSpan({}, now)
-    expect(span.spanHours).toBe(24)
-    expect(new Date(span.from).toISOString()).toBe('2026-11-26T11:45:00.000Z')
+    expect(span.spanHours).toBe(23.75)
+    expect(new Date(span.from).toISOString()).toBe('2026-11-26T12:00:00.000Z')
     expect(span.from + span.spanHours * 3600_000).toBe(now - 15 * 60_000)
   })
 
   it('takes --days for a longer recent history', () => {
     const span = generatedSpan({ days: '7' }, now)
-    expect(span.spanHours).toBe(168)
-    expect(new Date(span.from).toISOString()).toBe('2026-11-20T11:45:00.000Z')
+    expect(span.spanHours).toBe(167.75)
+    expect(new Date(span.from).toISOString()).toBe('2026-11-20T12:00:00.000Z')
   })
 
   it('starts at --from and lasts --days', () => {
