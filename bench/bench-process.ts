@@ -82,10 +82,12 @@ export function machineLine(): string {
   return `${cpu}, ${(globalThis.navigator?.hardwareConcurrency ?? 0) || 'n'} cores, ${Math.round(Number(memory) / 1024 / 1024)} GiB, Node ${process.version}`
 }
 
-/** The two checkouts an A/B bench compares: A = BENCH_A_DIR (default /work/main), B = BENCH_B_DIR (default this one). */
+/** The two checkouts an A/B bench compares: A = BENCH_A_DIR (required), B = BENCH_B_DIR (default this one). */
 export function abCheckouts(): { A: string; B: string } {
+  if (!process.env.BENCH_A_DIR)
+    throw new Error('set BENCH_A_DIR to the checkout to compare against (e.g. a worktree of main)')
   return {
-    A: resolve(process.env.BENCH_A_DIR ?? '/work/main'),
+    A: resolve(process.env.BENCH_A_DIR),
     B: resolve(process.env.BENCH_B_DIR ?? new URL('..', import.meta.url).pathname),
   }
 }

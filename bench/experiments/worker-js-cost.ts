@@ -6,7 +6,7 @@ import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { abCheckouts } from '../bench-process.ts'
 
 // `node bench/experiments/worker-js-cost.ts`: the worker's main-thread JS per conversation, stage by stage, in
-// one process, for two checkouts of the code (A: BENCH_A_DIR, default /work/main; B: BENCH_B_DIR, default this one),
+// one process, for two checkouts of the code (A: BENCH_A_DIR, required; B: BENCH_B_DIR, default this one),
 // alternating A B B A so both see the same machine: Avro decode of the message bytes (the worker's
 // decoder: the registry's decode, or decode-message.ts's cached decoder where B has it), the
 // transform (conversationRows), merging a write's rows and encoding them as Native blocks

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 
 // The conversations ClickHouse may hold or has forgotten, kept in the worker's memory so that the
 // common write — first deliveries of conversations never seen — asks ClickHouse nothing before its
-// inserts (write-plan.ts). A session is kept as the first 32 bits of the SHA-256 of its id, the hash
+// inserts (conversation-write.ts). A session is kept as the first 32 bits of the SHA-256 of its id, the hash
 // forgotten_sessions stores, so one load reads both tables: 4 bytes per conversation (1,000,000
 // conversations: 4 MB), sorted for a binary search, plus a Set of those added since the last sort.
 // Two ids may share 32 bits (about one write in 4,000 at 1,000,000 stored): the write then looks
