@@ -1,5 +1,5 @@
 import { type ClickHouseClient, createClickHouse, describeClickHouse } from '../core/clickhouse.ts'
-import { runMigrations } from '../core/clickhouse-migrations.ts'
+import { MigrationError, runMigrations } from '../core/clickhouse-migrations.ts'
 import { applyRetention } from '../core/clickhouse-retention.ts'
 import type { Config } from '../core/env.ts'
 import { createSchemaRegistry } from '../core/event-codec.ts'
@@ -79,7 +79,7 @@ export async function prepareClickHouse(
     {
       signal,
       backoff,
-      giveUp: (error) => (error as Error).name === 'MigrationError',
+      giveUp: (error) => error instanceof MigrationError,
       onFailure: (error, attempt, delayMs) =>
         logger.warn(
           { attempt, retryInMs: delayMs, error: (error as Error).message },
