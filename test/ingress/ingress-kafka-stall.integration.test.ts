@@ -87,10 +87,11 @@ describe('ingress while Kafka stalls', () => {
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
     })()
-    // 100 webhooks at a time (~14 MB), far more than the queue may hold, until Kafka is back.
+    // 100 webhooks at a time (~14 MB), far more than the queue may hold, until Kafka is back. Kafka
+    // comes back once the queue filled and the ingress refused for it (or the test times out).
     let restarted = false
     const restart = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, 10_000))
+      while ((reasons.get('queue full') ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 50))
       await kafka.start()
       await ingress.waitUntilReady(120_000)
       restarted = true

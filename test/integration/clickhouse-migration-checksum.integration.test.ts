@@ -5,12 +5,13 @@ import {
   parseMigration,
   runMigrations,
 } from '../../services/core/clickhouse-migrations.ts'
+import { createLogger } from '../../services/core/logger.ts'
 import { prepareClickHouse } from '../../services/worker/worker.ts'
+import { logSink } from '../support/log-sink.ts'
 import {
   database,
   migratedEmbeddedDatabase,
   tempDataDir,
-  testLogger,
   workerConfig,
 } from '../worker/worker-test-support.ts'
 
@@ -43,13 +44,8 @@ describe('migrations applied with other content', () => {
       clickhouse_settings: { mutations_sync: '1' },
     })
     const data = tempDataDir('migration-checksum-config')
-    const retries: string[] = []
-    const logger = testLogger()
-    const warn = logger.warn.bind(logger)
-    logger.warn = ((...args: Parameters<typeof warn>) => {
-      retries.push(String(args.at(-1)))
-      return warn(...args)
-    }) as typeof logger.warn
+    const { sink, logs } = logSink()
+    const logger = createLogger('worker-test', 'warn', sink)
     try {
       const refusal = await prepareClickHouse(
         engine.client,
@@ -59,7 +55,7 @@ describe('migrations applied with other content', () => {
         { baseMs: 1, maxMs: 1 },
       ).catch((error: unknown) => error)
       expect(refusal).toBeInstanceOf(MigrationError)
-      expect(retries.filter((message) => message.includes('retrying'))).toEqual([])
+      expect(logs.filter((line) => line.includes('retrying'))).toEqual([])
     } finally {
       data.remove()
     }

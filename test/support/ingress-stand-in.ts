@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream'
 import { MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka'
 import avro from 'avsc'
 import { compileAvroWriter } from '../../services/core/event/avro-event-writer.ts'
@@ -18,23 +17,12 @@ import {
 } from '../../services/ingress/batching-producer.ts'
 import { buildIngressApp, webhookRoute } from '../../services/ingress/ingress-app.ts'
 import { createIngressMetrics } from '../../services/ingress/ingress-metrics.ts'
+import { logSink } from './log-sink.ts'
 
 // The ingress app with nothing real behind it, for Fastify's inject(): a stand-in publisher in
 // place of Kafka (it records what it was asked to publish, or fails as the real one fails), a
 // codec that needs no registry, and every log line kept.
 export const testSecrets = { prod: 'prod-secret-4f9a8b7c6d5e', staging: 'staging-secret-1a2b3c4d5e6f' }
-
-/** A stream that keeps every line written to it (a logger's destination). */
-export function logSink(): { sink: Writable; logs: string[] } {
-  const logs: string[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(String(chunk))
-      done()
-    },
-  })
-  return { sink, logs }
-}
 
 /** How the real publisher (BatchingProducer over @platformatic/kafka) fails, by cause. */
 export const publishFailures = {

@@ -2,7 +2,8 @@ import { loadConfig } from '../../services/core/env.ts'
 import { createLogger } from '../../services/core/logger.ts'
 import { type RunningIngress, startIngress } from '../../services/ingress/main.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
-import { logSink, testSecrets } from './ingress-stand-in.ts'
+import { testSecrets } from './ingress-stand-in.ts'
+import { logSink } from './log-sink.ts'
 
 // A real ingress in the test process, on a free port, against the real Kafka and registry,
 // with every log line kept so tests can check what reached the log.

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Config } from '../../services/core/env.ts'
 import type { EventCodec } from '../../services/core/event-codec.ts'
@@ -8,6 +7,7 @@ import { createLogger } from '../../services/core/logger.ts'
 import { createMetricsRegistry } from '../../services/core/metrics.ts'
 import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { logSink } from '../support/log-sink.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 import {
   committedTotal,
@@ -21,7 +21,6 @@ import {
   type Sent,
   tempDataDir,
   testCodec,
-  testLogger,
   waitFor,
   workerConfig,
 } from './worker-test-support.ts'
@@ -79,7 +78,11 @@ describe('Kafka broker restarted under the worker', () => {
   it('resumes by itself after the restart, losing and doubling nothing', async () => {
     const events = generateConversations({ count: total, seed: 4242, historyItems: 6, ...liveSpan() })
     sent.push(...(await produceEvents(producer!, codec, topic, events.slice(0, beforeRestart))))
-    worker = await startWorker(config, testLogger(), { registry, backoff: { baseMs: 100, maxMs: 1_000 } })
+    const { sink, logs } = logSink()
+    worker = await startWorker(config, createLogger('worker-test', 'warn', sink), {
+      registry,
+      backoff: { baseMs: 100, maxMs: 1_000 },
+    })
 
     // Pull the broker while a batch is between receipt and commit.
     await waitFor(
@@ -92,8 +95,15 @@ describe('Kafka broker restarted under the worker', () => {
     await producer!.disconnect()
     producer = undefined
     await broker.stop()
-    // The broker is away long enough for the worker's Kafka retries to run out.
-    await sleep(15_000)
+    // The broker stays away until the worker's Kafka client gave up three times (each time its own
+    // retries ran out): the worker must keep going through that, not only through a blip.
+    const kafkaFailures = /Kafka fetch failed|Kafka group join failed|lost its group membership/
+    await waitFor(
+      async () => logs.filter((line) => kafkaFailures.test(line)).length,
+      (failures) => failures >= 3,
+      120_000,
+      "the worker's Kafka client failing three times",
+    )
     await broker.start()
 
     // New conversations after the restart must flow too.
