@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { machineLine, peakRssMb, startService, waitForHttp } from './bench-process.ts'
@@ -54,6 +55,7 @@ async function measure(
   }
 }
 
+const loadBefore = loadavg()[0]!
 const ingress = await measure(
   '../services/ingress/main.ts',
   ingressEnv(ingressPort),
@@ -67,6 +69,7 @@ const ratio = ingress.perSecond / bare.perSecond
 const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES')
 const lines = [
   `## ${new Date().toISOString()} — ${machineLine()}`,
+  `load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)} (compare figures within one run)`,
   `bodies: ${bodies.length} distinct conversations, 40 history items, ${averageKb.toFixed(1)} KB average; ${connections} connections, ${durationSeconds} s (after a warm-up run)`,
   '',
   '| figure | measured | target | |',
