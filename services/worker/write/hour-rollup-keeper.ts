@@ -54,6 +54,8 @@ export class HourRollupKeeper {
   private lastScanMs = 0
   /** Agent-hours to recompute once they ended: told by writes, found by scans, held while running. */
   private readonly pending = new Map<string, AgentHour>()
+  /** How long the last pass took, failed or not (ms): what spaces the next one. */
+  private lastPassMs = 0
   private timer: NodeJS.Timeout | undefined
   private current: Promise<number> | undefined
   private stopped = false
@@ -86,13 +88,12 @@ export class HourRollupKeeper {
     const schedule = (delayMs: number) => {
       if (this.stopped) return
       this.timer = setTimeout(async () => {
-        const began = performance.now()
         try {
           await this.pass()
         } catch {
           // reported through onPass
         }
-        schedule(nextPassDelayMs(this.deps.intervalMs, performance.now() - began))
+        schedule(nextPassDelayMs(this.deps.intervalMs, this.lastPassMs))
       }, delayMs)
       this.timer.unref()
     }
@@ -126,9 +127,11 @@ export class HourRollupKeeper {
         this.scannedFrom = Math.max(this.scannedFrom, startedAt - insertVisibilityMarginSeconds * 1000)
         this.lastScanMs = startedAt
       }
-      this.deps.onPass({ hours: due.length, seconds: (performance.now() - began) / 1000 })
+      this.lastPassMs = performance.now() - began
+      this.deps.onPass({ hours: due.length, seconds: this.lastPassMs / 1000 })
       return due.length
     } catch (error) {
+      this.lastPassMs = performance.now() - began
       this.touched(told)
       this.deps.onPass({ error })
       throw error
