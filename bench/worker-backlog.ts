@@ -182,7 +182,8 @@ async function metricsText(url: string): Promise<string> {
   return (await fetch(`${url}/metrics`)).text()
 }
 
-function sumOf(text: string, prefix: string): number {
+/** The sum of every series of a metric (name prefix) in Prometheus text. */
+export function sumOf(text: string, prefix: string): number {
   return text
     .split('\n')
     .filter((line) => line.startsWith(prefix))

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import { conversationPool, historyDates } from '../bench-conversations.ts'
 import {
   benchKafkaAndCodec,
@@ -5,22 +7,15 @@ import {
   deleteBacklogTopic,
   fillBacklog,
   measureBacklogDrain,
+  sumOf,
 } from '../worker-backlog.ts'
 
 // Where a history drain's time goes (#30): the worker on TOTAL live conversations, then on as many
 // spread over ten years of months (as bench:worker does), with the write and keeper figures of its
 // metrics. Run alone: `node bench/experiments/history-drain.ts` (the stack up).
 const total = Number(process.env.TOTAL ?? 5000)
-const { randomUUID } = await import('node:crypto')
-const { fileURLToPath } = await import('node:url')
 const workerMain = fileURLToPath(new URL('../../services/worker/main.ts', import.meta.url))
 const { kafka, codec } = await benchKafkaAndCodec('history-drain')
-
-const sum = (text: string, prefix: string) =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith(prefix))
-    .reduce((acc, line) => acc + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
 
 const kinds = { live: conversationPool(), history: conversationPool(4000, 2024, historyDates) }
 for (const kind of (process.env.KINDS ?? 'live,history').split(',') as Array<keyof typeof kinds>) {
@@ -43,13 +38,13 @@ for (const kind of (process.env.KINDS ?? 'live,history').split(',') as Array<key
         seconds: +drain.seconds.toFixed(1),
         consumedSeconds: +drain.consumedSeconds.toFixed(1),
         cpuMsPerConversation: +drain.drainCpuMsPerConversation.toFixed(2),
-        writes: sum(text, 'worker_batch_messages_count'),
+        writes: sumOf(text, 'worker_batch_messages_count'),
         insertSeconds: Object.fromEntries(
           tables.map(([, table, value]) => [table, +Number(value).toFixed(1)]),
         ),
-        keeperPasses: sum(text, 'worker_hour_rollup_passes_total'),
-        keeperSeconds: +sum(text, 'worker_hour_rollup_pass_seconds_sum').toFixed(1),
-        hoursRecomputed: sum(text, 'worker_hour_rollup_recomputed_hours_total'),
+        keeperPasses: sumOf(text, 'worker_hour_rollup_passes_total'),
+        keeperSeconds: +sumOf(text, 'worker_hour_rollup_pass_seconds_sum').toFixed(1),
+        hoursRecomputed: sumOf(text, 'worker_hour_rollup_recomputed_hours_total'),
         rssMb: drain.rssMb,
       }),
     )
