@@ -18,7 +18,10 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY schemas ./schemas
+COPY core ./core
 COPY services ./services
+# The alerting-config service of docker-compose.yml renders Alertmanager's and Grafana's contact points.
+COPY dashboards/src/alerting ./dashboards/src/alerting
 RUN mkdir -p data && chown node:node data
 USER node
 EXPOSE 8080 9464

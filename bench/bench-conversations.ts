@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { ConversationCompleteEvent } from '../services/core/event/conversation-complete.types.ts'
-import { toAvroRecord } from '../services/core/event/event-record.ts'
-import type { EventCodec } from '../services/core/event-codec.ts'
-import { conversationStream } from '../services/synthetic/conversation-generator.ts'
-import { conversationRows } from '../services/worker/conversation-rows.ts'
-import { emptyTableRows, type TableRows, tableNames } from '../services/worker/table-rows.ts'
+import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
+import type { EventCodec } from '../core/event/event-codec.ts'
+import { toAvroRecord } from '../core/event/event-record.ts'
+import { conversationStream } from '../generator/conversation-generator.ts'
+import { conversationRows } from '../services/worker/transform/conversation-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../services/worker/transform/table-rows.ts'
 
 // The benchmarks' conversations as the Kafka topic holds them: Avro in the Confluent wire format
 // (encoded by the project's codec against the real registry), one Buffer per message. A pool of

@@ -1,9 +1,9 @@
-import { createSchemaRegistry } from '../services/core/event-codec.ts'
-import { createPartitionConsumer } from '../services/core/kafka-consumer.ts'
-import { createLogger } from '../services/core/logger.ts'
+import { createSchemaRegistry } from '../core/event/event-codec.ts'
+import { createPartitionConsumer } from '../core/kafka/kafka-consumer.ts'
+import { createLogger } from '../core/runtime/logger.ts'
 
 // The limit the worker is compared with (bench/worker-bench.ts): the worker's own consumer
-// (services/core/kafka-consumer.ts, @platformatic/kafka, the worker's fetch settings) and the same
+// (core/kafka/kafka-consumer.ts, @platformatic/kafka, the worker's fetch settings) and the same
 // registry decoding as the worker, and nothing else. Prints one JSON line when `TOTAL` messages of
 // `TOPIC` are decoded, then exits. (Until #13 this ran on kafkajs: @platformatic/kafka decodes
 // more per second, bench/results/kafka-client.md, so the limit runs on it too.)

@@ -1,12 +1,12 @@
 import { homedir, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createClickHouse } from '../services/core/clickhouse.ts'
-import { toAvroRecord } from '../services/core/event/event-record.ts'
-import { forgetConversations } from '../services/core/privacy/erasure/forget-conversations.ts'
-import { conversationStream } from '../services/synthetic/conversation-generator.ts'
-import { mergeRows } from '../services/worker/batch-rows.ts'
-import { conversationRows } from '../services/worker/conversation-rows.ts'
+import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
+import { toAvroRecord } from '../core/event/event-record.ts'
+import { forgetConversations } from '../core/privacy/erasure/forget-conversations.ts'
+import { conversationStream } from '../generator/conversation-generator.ts'
+import { conversationRows } from '../services/worker/transform/conversation-rows.ts'
+import { mergeRows } from '../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../services/worker/write/clickhouse-insert.ts'
 
 // `npm run bench:forget` (#24): `forget` of one caller in the queries benchmark's database of

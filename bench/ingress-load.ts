@@ -1,6 +1,6 @@
 import autocannon from 'autocannon'
+import { generateConversations } from '../generator/conversation-generator.ts'
 import { ingressEnvironment } from '../services/ingress/main.ts'
-import { generateConversations } from '../services/synthetic/conversation-generator.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 
 // The ingress benchmarks' one load (bench/ingress-bench.ts, experiments/ingress-ab.ts, experiments/ingress-profile.ts):

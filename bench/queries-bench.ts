@@ -3,10 +3,10 @@ import { homedir, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Session } from 'chdb'
+import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
 import { expandPanelSql } from '../dashboards/src/grafana-macros.ts'
 import { database as shippedDatabase } from '../dashboards/src/panel-sql.ts'
-import { createClickHouse } from '../services/core/clickhouse.ts'
-import { overviewQueries, overviewSql } from '../services/dev/overview/overview-queries.ts'
+import { overviewQueries, overviewSql } from '../dev-server/overview/overview-queries.ts'
 import {
   clickhousePanelQueries,
   clickhouseVariableQueries,

@@ -1,4 +1,4 @@
-import { tableNames } from '../services/worker/table-rows.ts'
+import { tableNames } from '../services/worker/transform/table-rows.ts'
 
 // Which tables the benchmarks read, alter or compare: the worker inserts into its tables and into
 // Null feeds (names ending in `_feed`), which store nothing; the feeds' views fill the rollups.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { tableNames } from '../services/worker/table-rows.ts'
+import { tableNames } from '../services/worker/transform/table-rows.ts'
 import { baseTableNames, storedTableNames } from './stored-tables.ts'
 
 describe('stored tables', () => {

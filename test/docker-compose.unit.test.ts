@@ -3,10 +3,10 @@ import { join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { alertSettingsFromEnv } from '../services/alerting/alertmanager-config.ts'
-import { loadConfig } from '../services/core/env.ts'
-import { piiRedactions } from '../services/core/privacy/pii/pii-settings.ts'
-import { parseWebhookSecrets } from '../services/core/webhook-secrets.ts'
+import { piiRedactions } from '../core/privacy/pii/pii-settings.ts'
+import { parseWebhookSecrets } from '../core/secrets/webhook-secrets.ts'
+import { loadConfig } from '../core/settings/env.ts'
+import { alertSettingsFromEnv } from '../dashboards/src/alerting/alertmanager-config.ts'
 import { ingressEnvironment, ingressEnvironmentPrefix, ingressNodeFlags } from '../services/ingress/main.ts'
 import { workerEnvironment, workerNodeFlags } from '../services/worker/main.ts'
 
@@ -462,7 +462,7 @@ describe('docker-compose.yml, profile cluster (deploy/clickhouse-cluster/)', () 
 })
 
 describe('.env.example', () => {
-  it('lists every setting of services/core/env.ts, each with a valid value', () => {
+  it('lists every setting of core/settings/env.ts, each with a valid value', () => {
     const defaults = loadConfig({})
     expect(Object.keys(exampleEnv)).toEqual(expect.arrayContaining(Object.keys(defaults)))
     expect(Object.keys(exampleEnv)).toContain('CLICKHOUSE_URL')

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { splitStatements } from '../../services/core/clickhouse-migrations.ts'
-import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
-import { recomputeSelect } from '../../services/core/latency-hour-rollup.ts'
+import { splitStatements } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { recomputeSelect } from '../../core/clickhouse/latency-hour-rollup.ts'
+import { eventAvroSchema } from '../../core/event/event-schema.ts'
 import { landingColumns } from './landing-columns.ts'
 
 // The ClickHouse-side route's SQL (views.sql) with its placeholders filled: the landing table as a

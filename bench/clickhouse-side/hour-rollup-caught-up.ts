@@ -1,5 +1,5 @@
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { hourRollupMetricColumns } from '../../services/core/latency-hour-rollup.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { hourRollupMetricColumns } from '../../core/clickhouse/latency-hour-rollup.ts'
 
 // The peer's hour rollup is recomputed by a refreshable view (views.sql), every second, for the hours
 // that ended, as the worker's keeper does: whoever needs it complete (the benchmark's clock, the

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { createClickHouse } from '../../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { clickhouseSideStatements } from './clickhouse-side-sql.ts'
 import { awaitHourRollup } from './hour-rollup-caught-up.ts'
 

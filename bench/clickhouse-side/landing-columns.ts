@@ -1,4 +1,4 @@
-import type { AvroRecordSchema, AvroTypeSchema } from '../../services/core/event/event-schema.ts'
+import type { AvroRecordSchema, AvroTypeSchema } from '../../core/event/event-schema.ts'
 
 // The landing table's columns, derived from the event's Avro schema (the one source of truth) as
 // FORMAT AvroConfluent reads it, so views.sql cannot drift from the contract: a nullable union of

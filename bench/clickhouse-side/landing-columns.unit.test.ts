@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
+import { eventAvroSchema } from '../../core/event/event-schema.ts'
 import { clickhouseTypeOfAvro, landingColumns } from './landing-columns.ts'
 
 describe('clickhouseTypeOfAvro', () => {

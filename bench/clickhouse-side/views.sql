@@ -2,7 +2,7 @@
 -- message bytes as they are (Avro in the Confluent wire format, read with FORMAT AvroConfluent and
 -- the registry's ccompat URL as format_avro_schema_registry_url) land in `conversation_landing`,
 -- and materialized views flatten them into the project's tables (migrations 0001..0016), doing in
--- SQL what services/worker/conversation-rows.ts does in JS:
+-- SQL what services/worker/transform/conversation-rows.ts does in JS:
 --   conversation_landing  (Null, or ENGINE = Kafka for ClickHouse's own consumer)
 --     -> conversation_flat_mv -> conversation_flat (Null: every timestamp parsed once, the key time,
 --        the agent speaking at each item, each item's metric flags, the tool-call pairing)
@@ -18,7 +18,7 @@
 -- {kafka_offset}, {kafka_timestamp_ms}: the Kafka engine's virtual columns (_topic, _partition,
 -- _offset, toUnixTimestamp64Milli(_timestamp_ms)), or constants when the bytes arrive by INSERT
 -- (they are not in the bytes); {hour_recompute}: the hour rollup's recompute of the agent-hours
--- touched since the last one (recomputeSelect of services/core/latency-hour-rollup.ts).
+-- touched since the last one (recomputeSelect of core/clickhouse/latency-hour-rollup.ts).
 --
 -- Where this differs from the JS transform (bench/results/worker.md lists it too):
 --  * timestamps: parseDateTime64BestEffortOrNull, not core/event/storable-timestamp.ts. A value the

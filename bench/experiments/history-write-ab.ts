@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+import { createClickHouse } from '../../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { conversationStream } from '../../generator/conversation-generator.ts'
 import { insertSettings, insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { freshTableRows, historyDates, liveDates } from '../bench-conversations.ts'
 

@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import { createClickHouse } from '../../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import {
   type AgentHour,
   agentHours,
   recomputeLatencyHours,
   recomputeParams,
   recomputeStatement,
-} from '../../services/core/latency-hour-rollup.ts'
-import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
+} from '../../core/clickhouse/latency-hour-rollup.ts'
+import { conversationStream } from '../../generator/conversation-generator.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { freshTableRows, historyDates } from '../bench-conversations.ts'
 

@@ -12,19 +12,19 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 6)
 const eventsPerRound = Number(process.env.BENCH_EVENTS ?? 5000)
 const thisDir = fileURLToPath(new URL('..', import.meta.url))
 
-// Unless BENCH_FAST=0, this checkout is also measured with the transcoder's fast path first (services/core/event/json-avro-transcoder.ts): `this+fast` beside `this`, A/B in one run.
+// Unless BENCH_FAST=0, this checkout is also measured with the transcoder's fast path first (core/event/json-avro-transcoder.ts): `this+fast` beside `this`, A/B in one run.
 async function pipeline(dir: string, fastPath = false) {
   const load = (path: string) => import(`${dir}/${path}`)
   const { transcodeConversation } = fastPath
-    ? await load('services/core/event/json-avro-transcoder.ts')
+    ? await load('core/event/json-avro-transcoder.ts')
     : { transcodeConversation: undefined }
   const { parseJsonBody } = await load('services/ingress/json-body.ts')
   const { classifyWebhook } = await load('services/ingress/classify-webhook.ts')
   const { toKafkaMessage } = await load('services/ingress/webhook-message.ts')
   const { messageBytes } = await load('services/ingress/batching-producer.ts')
-  const { piiRedactions } = await load('services/core/privacy/pii/pii-settings.ts')
-  const { createEventCodec } = await load('services/core/event-codec.ts')
-  const { eventAvroSchema } = await load('services/core/event/event-schema.ts')
+  const { piiRedactions } = await load('core/privacy/pii/pii-settings.ts')
+  const { createEventCodec } = await load('core/event/event-codec.ts')
+  const { eventAvroSchema } = await load('core/event/event-schema.ts')
   // Stands in for the registry (no I/O here): the schema id and the writer schema it would return.
   const registry = {
     register: async () => ({ id: 1 }),

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka'
-import { createSchemaRegistry } from '../../services/core/event-codec.ts'
-import { createKafka, defaultPartitioner } from '../../services/core/kafka.ts'
-import { createLogger } from '../../services/core/logger.ts'
+import { createSchemaRegistry } from '../../core/event/event-codec.ts'
+import { createKafka, defaultPartitioner } from '../../core/kafka/kafka.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
 import { BatchingProducer, type SendBatch } from '../../services/ingress/batching-producer.ts'
 
 // One side of one Kafka client, measured in a process of its own (bench/experiments/kafka-client-bench.ts

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { transcodeConversation } from '../../services/core/event/json-avro-transcoder.ts'
+import { transcodeConversation } from '../../core/event/json-avro-transcoder.ts'
 import { classifyWebhook } from '../../services/ingress/classify-webhook.ts'
 import { parseJsonBody } from '../../services/ingress/json-body.ts'
 import { benchBodies } from '../ingress-load.ts'

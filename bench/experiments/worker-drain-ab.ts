@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { environmentPairs, environmentPrefix } from '../../services/core/shell-environment.ts'
+import { environmentPairs, environmentPrefix } from '../../core/runtime/shell-environment.ts'
 import { conversationPool } from '../bench-conversations.ts'
 import { abCheckouts } from '../bench-process.ts'
 import {

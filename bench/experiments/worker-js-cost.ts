@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { createEventCodec, createSchemaRegistry } from '../../services/core/event-codec.ts'
+import { createEventCodec, createSchemaRegistry } from '../../core/event/event-codec.ts'
 import { schemaRegistryUrl } from '../../test/stack/servers.ts'
 import { conversationPool, messageBytes } from '../bench-conversations.ts'
 import { abCheckouts } from '../bench-process.ts'
@@ -48,13 +48,13 @@ async function stagesOf(dir: string): Promise<Stages> {
         ? `services/worker/write/${name}`
         : `services/worker/${name}`,
     )
-  const { conversationRows } = await load('services/worker/conversation-rows.ts')
-  const { mergeRows } = await load('services/worker/batch-rows.ts')
+  const { conversationRows } = await load('services/worker/transform/conversation-rows.ts')
+  const { mergeRows } = await load('services/worker/write/batch-rows.ts')
   const { tableBlock } = await loadWrite('clickhouse-insert.ts')
-  const { tableNames } = await load('services/worker/table-rows.ts')
-  const domain = await load('services/worker/domain-metrics.ts')
-  const { createMetricsRegistry } = await load('services/core/metrics.ts')
-  const decodeModule = await load('services/worker/decode-message.ts')
+  const { tableNames } = await load('services/worker/transform/table-rows.ts')
+  const domain = await load('services/worker/observe/domain-metrics.ts')
+  const { createMetricsRegistry } = await load('core/runtime/metrics.ts')
+  const decodeModule = await load('services/worker/consume/decode-message.ts')
   const metrics = domain.createDomainMetrics(createMetricsRegistry('bench'), {
     agentAllowlist: [],
     agentLimit: 50,

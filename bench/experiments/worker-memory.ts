@@ -6,11 +6,11 @@ import {
   createClickHouse,
   embeddedConfigXml,
   embeddedMergeTreeSettings,
-} from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { environmentPairs } from '../../services/core/shell-environment.ts'
-import { conversationStream } from '../../services/synthetic/conversation-generator.ts'
-import type { TableRows } from '../../services/worker/table-rows.ts'
+} from '../../core/clickhouse/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { environmentPairs } from '../../core/runtime/shell-environment.ts'
+import { conversationStream } from '../../generator/conversation-generator.ts'
+import type { TableRows } from '../../services/worker/transform/table-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { storedKeys } from '../../services/worker/write/stored-keys.ts'
 import { freshTableRows } from '../bench-conversations.ts'

@@ -2,7 +2,7 @@
 // before ClickHouse sees it, in their order: $__conditionalAll (plugin, frontend), template
 // variables with their formats (Grafana's template service), then the time macros (plugin
 // backend, pkg/macros/macros.go). Pure: the tests run the result against ClickHouse, and the
-// overview page of `./run dev` (services/dev/overview) runs the panels it shares with Grafana.
+// overview page of `./run dev` (dev-server/overview) runs the panels it shares with Grafana.
 
 /** A variable's selection: '$__all' for All, else the selected values. */
 export type Selection = '$__all' | readonly string[]

@@ -4,7 +4,7 @@ import { latencyRollupRows } from './latency-rollup-rows.ts'
 import { continuationMark, database } from './panel-sql.ts'
 
 // The SQL of the panels that both the Grafana dashboards and the overview page of `./run dev`
-// (services/dev/overview) show: one source of truth, so the page's numbers are the dashboards'.
+// (dev-server/overview) show: one source of truth, so the page's numbers are the dashboards'.
 // Each is the panel's raw SQL with Grafana's macros ($__timeFilter, $__conditionalAll, ...); the
 // dashboards hand it to Grafana as it is, the page expands the macros itself (grafana-macros.ts).
 

@@ -257,7 +257,7 @@ start_alertmanager() {
   (
     cd "$repo"
     VA_QUIET=1 . scripts/ensure-node.sh
-    node services/alerting/render-alerting-config.ts --alertmanager "$dir" >&2
+    node dashboards/src/alerting/render-alerting-config.ts --alertmanager "$dir" >&2
   ) || die "cannot render the Alertmanager config (see above)"
   # No cluster: one local Alertmanager (its gossip port would be 9094 otherwise).
   launch alertmanager "$(binary_of prometheus-alertmanager alertmanager)" \

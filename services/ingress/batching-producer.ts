@@ -1,4 +1,4 @@
-import { headersBytes, type MessageHeaders } from '../core/message-headers.ts'
+import { headersBytes, type MessageHeaders } from '../../core/kafka/message-headers.ts'
 
 // Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
 // batches await their acknowledgement, new messages queue up, and each time a batch settles

@@ -1,6 +1,6 @@
-import type { IngestMetadata } from '../core/event/event-record.ts'
-import { isPlainObject, type Problem } from '../core/event/event-validation.ts'
-import { validateAndEncode } from '../core/event/validating-event-encoder.ts'
+import type { IngestMetadata } from '../../core/event/event-record.ts'
+import { isPlainObject, type Problem } from '../../core/event/event-validation.ts'
+import { validateAndEncode } from '../../core/event/validating-event-encoder.ts'
 import { badRequest } from './ingress-errors.ts'
 
 // What a parsed webhook body is, and so where it goes: a ConversationComplete that fits the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { compileAvroWriter } from '../core/event/avro-event-writer.ts'
-import { toAvroRecord } from '../core/event/event-record.ts'
-import { eventAvroSchema } from '../core/event/event-schema.ts'
-import { wireHeaderBytes } from '../core/event-codec.ts'
+import { compileAvroWriter } from '../../core/event/avro-event-writer.ts'
+import { wireHeaderBytes } from '../../core/event/event-codec.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
+import { eventAvroSchema } from '../../core/event/event-schema.ts'
 import { classifyWebhook as classifyWith } from './classify-webhook.ts'
 
 const sessionId = '0b6c3d5e-8f1a-4b2c-9d3e-4f5a6b7c8d9e'

@@ -1,16 +1,16 @@
-import type { Config } from '../core/env.ts'
-import { createEventCodec, createSchemaRegistry, type EventCodec } from '../core/event-codec.ts'
+import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
 import {
   createKafkaAdmin,
   ensureTopics,
   fetchTopicMetadata,
   topicMessageLimits,
-} from '../core/kafka-admin.ts'
-import { isMessageTooLarge } from '../core/kafka-errors.ts'
-import { createBatchProducer } from '../core/kafka-producer.ts'
-import type { Logger } from '../core/logger.ts'
-import { retentionSpec } from '../core/topic-creation.ts'
-import { topicMessageLimit, topics } from '../core/topics.ts'
+} from '../../core/kafka/kafka-admin.ts'
+import { isMessageTooLarge } from '../../core/kafka/kafka-errors.ts'
+import { createBatchProducer } from '../../core/kafka/kafka-producer.ts'
+import { retentionSpec } from '../../core/kafka/topic-creation.ts'
+import { topicMessageLimit, topics } from '../../core/kafka/topics.ts'
+import type { Logger } from '../../core/runtime/logger.ts'
+import type { Config } from '../../core/settings/env.ts'
 import { BatchingProducer } from './batching-producer.ts'
 import { errorReason, readiness, requestWithCredentials, urlHost } from './readiness-checks.ts'
 
@@ -62,7 +62,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
   }
   const admin = createKafkaAdmin(kafkaSettings)
-  // Idempotent, acks=all, on @platformatic/kafka (measured: services/core/kafka.ts). Bounded:
+  // Idempotent, acks=all, on @platformatic/kafka (measured: core/kafka/kafka.ts). Bounded:
   // four attempts of at most INGRESS_PUBLISH_TIMEOUT_MS each, then the callers get 503 and the
   // platform retries (the worker stores a conversation once by session_id).
   const producer = createBatchProducer(kafkaSettings)

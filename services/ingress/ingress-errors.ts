@@ -1,4 +1,4 @@
-import type { Problem } from '../core/event/event-validation.ts'
+import type { Problem } from '../../core/event/event-validation.ts'
 
 // The ingress's error answers: one shape, `{ error, message, details? }`, for every status.
 export class HttpError extends Error {

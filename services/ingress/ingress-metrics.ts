@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from '../core/metrics.ts'
+import { Counter, Gauge, Histogram, type Registry } from '../../core/runtime/metrics.ts'
 
 // Everything the ingress counts. `outcome` of an event: accepted (event topic), quarantined
 // (misfits the schema), other (another event kind), rejected (answered 4xx), refused (503).

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { environmentPrefix } from '../core/shell-environment.ts'
+import { environmentPrefix } from '../../core/runtime/shell-environment.ts'
 import { workerEnvironment } from '../worker/main.ts'
 import { ingressEnvironment, ingressNodeFlags } from './main.ts'
 
@@ -18,17 +18,15 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 describe('the ingress is started with its node flags and malloc settings on every path', () => {
   it('npm run dev passes them', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
-    expect(scripts.dev).toBe(
-      `${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts`,
-    )
+    expect(scripts.dev).toBe(`${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} dev-server/main.ts`)
   })
   it('./run dev passes them', () => {
     const lines = read('run')
       .split('\n')
-      .filter((line) => line.includes('services/dev/main.ts') && line.includes(' node '))
+      .filter((line) => line.includes('dev-server/main.ts') && line.includes(' node '))
     expect(lines).toHaveLength(1)
     expect(lines[0]!.trim()).toBe(
-      `${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} services/dev/main.ts &`,
+      `${devEnvironmentPrefix} node ${ingressNodeFlags.join(' ')} dev-server/main.ts &`,
     )
   })
 

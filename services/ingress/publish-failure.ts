@@ -1,4 +1,4 @@
-import { describeKafkaError, isMessageTooLarge } from '../core/kafka-errors.ts'
+import { describeKafkaError, isMessageTooLarge } from '../../core/kafka/kafka-errors.ts'
 import {
   BatchRefusedBySizeError,
   MessageTooLargeError,

@@ -1,5 +1,5 @@
-import { type EventCodec, writeWireHeader } from '../core/event-codec.ts'
-import { topics } from '../core/topics.ts'
+import { type EventCodec, writeWireHeader } from '../../core/event/event-codec.ts'
+import { topics } from '../../core/kafka/topics.ts'
 import type { OutgoingMessage } from './batching-producer.ts'
 import type { Classified } from './classify-webhook.ts'
 

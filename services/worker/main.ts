@@ -1,8 +1,8 @@
-import { loadConfig } from '../core/env.ts'
-import { createLogger } from '../core/logger.ts'
-import { runUntilSignal } from '../core/run-until-signal.ts'
-import { environmentPrefix } from '../core/shell-environment.ts'
-import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
+import { runUntilSignal } from '../../core/runtime/run-until-signal.ts'
+import { environmentPrefix } from '../../core/runtime/shell-environment.ts'
+import { loadConfig } from '../../core/settings/env.ts'
+import { checkStartup } from '../../core/startup-diagnosis/startup-checks.ts'
 import { startWorker } from './worker.ts'
 
 // `npm run start:worker` (started with workerNodeFlags). SIGTERM/SIGINT: finish the batch in flight,

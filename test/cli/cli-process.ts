@@ -3,10 +3,10 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-// Runs the real CLI (`node services/cli/bin.ts ...`) as a child process with its config pointed at
+// Runs the real CLI (`node cli/bin.ts ...`) as a child process with its config pointed at
 // a temp dir, and keeps everything it printed: the tests check that no token or secret ever shows.
 
-const bin = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 
 export type CliResult = { code: number | null; stdout: string; stderr: string }
 

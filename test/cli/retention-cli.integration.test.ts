@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { conversationTables } from '../../services/core/clickhouse-retention.ts'
-import type { Producer } from '../../services/core/kafka.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
+import type { Producer } from '../../core/kafka/kafka.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   connectedProducer,
@@ -16,7 +16,7 @@ import {
 
 // `migrate` and `replay` leave the tables' retention as it is unless --ttl-days asks: neither the
 // caller's CLICKHOUSE_TTL_DAYS nor its absence may reset a TTL someone chose (issue #10).
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const cli = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 const run = promisify(execFile)
 
 describe('retention with migrate and replay', () => {

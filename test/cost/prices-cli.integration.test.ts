@@ -6,17 +6,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadOrCreateLocalSecret } from '../../services/core/local-secret.ts'
-import { readPrices } from '../../services/core/pricing/price-store.ts'
-import { type SqlEndpoint, startSqlEndpoint } from '../../services/dev/sql-endpoint.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { readPrices } from '../../core/pricing/price-store.ts'
+import { loadOrCreateLocalSecret } from '../../core/secrets/local-secret.ts'
+import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
 import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 
 // `voice-analytics prices set|list|import` as a user runs it, on an embedded data directory: first
 // with nobody holding it (the CLI opens it itself), then while another process holds it and serves
 // the dev endpoint (as `./run dev` does), where the CLI's changes go through POST /prices behind the
 // endpoint's token. Refusals exit 1 naming the problem, and store nothing.
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const cli = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 const example = fileURLToPath(new URL('../../docs/prices.example.csv', import.meta.url))
 const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'va-prices-cli-'))

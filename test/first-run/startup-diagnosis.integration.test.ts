@@ -6,15 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../services/core/env.ts'
-import { findDataDirLockHolder } from '../../services/core/startup-diagnosis/data-dir-lock-holder.ts'
-import { probeHttp } from '../../services/core/startup-diagnosis/http-probe.ts'
-import { probeBroker } from '../../services/core/startup-diagnosis/kafka-probe.ts'
-import {
-  diagnoseRegistry,
-  registryProbeUrl,
-} from '../../services/core/startup-diagnosis/registry-diagnosis.ts'
-import { diagnoseStartup } from '../../services/core/startup-diagnosis/startup-checks.ts'
+import { loadConfig } from '../../core/settings/env.ts'
+import { findDataDirLockHolder } from '../../core/startup-diagnosis/data-dir-lock-holder.ts'
+import { probeHttp } from '../../core/startup-diagnosis/http-probe.ts'
+import { probeBroker } from '../../core/startup-diagnosis/kafka-probe.ts'
+import { diagnoseRegistry, registryProbeUrl } from '../../core/startup-diagnosis/registry-diagnosis.ts'
+import { diagnoseStartup } from '../../core/startup-diagnosis/startup-checks.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
 
 // The startup checks' observations of real servers: the stack's Kafka and Apicurio Registry, a
@@ -100,7 +97,7 @@ describe('an embedded ClickHouse data directory held by another process', () => 
 
   it('names the process that holds it', async () => {
     expect(await findDataDirLockHolder(dir)).toBeUndefined()
-    const clickhouseModule = fileURLToPath(new URL('../../services/core/clickhouse.ts', import.meta.url))
+    const clickhouseModule = fileURLToPath(new URL('../../core/clickhouse/clickhouse.ts', import.meta.url))
     const holderScript = `
       const { createClickHouse } = await import(${JSON.stringify(clickhouseModule)})
       const client = createClickHouse({ CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '', CLICKHOUSE_DATA_DIR: process.argv[1] })

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { topics } from '../../services/core/topics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import {
   buildStandInIngress,
   decodePublished,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureTopics } from '../../services/core/kafka.ts'
-import { topics } from '../../services/core/topics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { ensureTopics } from '../../core/kafka/kafka.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
 import { testKafka } from '../support/kafka-test-helpers.ts'
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { piiRedactions } from '../../services/core/privacy/pii/pii-settings.ts'
-import { topics } from '../../services/core/topics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { piiRedactions } from '../../core/privacy/pii/pii-settings.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { buildStandInIngress, testSecrets } from '../support/ingress-stand-in.ts'
 
 // Broken and hostile bodies, from a holder of a valid token: each gets its documented status

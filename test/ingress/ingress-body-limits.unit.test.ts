@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { webhookRoute } from '../../services/ingress/ingress-app.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { buildStandInIngress, testSecrets } from '../support/ingress-stand-in.ts'
 
 // What body the webhook route reads: JSON content types only (415 otherwise), at most

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, ensureTopics, topicMessageLimits } from '../../services/core/kafka.ts'
-import { topics } from '../../services/core/topics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { type Admin, ensureTopics, topicMessageLimits } from '../../core/kafka/kafka.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
 import { endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 

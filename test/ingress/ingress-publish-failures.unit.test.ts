@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { buildStandInIngress, publishFailures } from '../support/ingress-stand-in.ts'
 
 // 202 only once the publisher acknowledged: when it fails the way the real one fails (Kafka

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'

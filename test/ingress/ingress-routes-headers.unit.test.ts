@@ -1,8 +1,8 @@
 import type { InjectOptions } from 'fastify'
 import { afterAll, describe, expect, it } from 'vitest'
-import { topics } from '../../services/core/topics.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { webhookRoute } from '../../services/ingress/ingress-app.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
 import { buildStandInIngress, standInSchemaId, testSecrets } from '../support/ingress-stand-in.ts'
 
 // The ingress's other routes and the headers of its answers: /healthz, /readyz, /metrics, 404

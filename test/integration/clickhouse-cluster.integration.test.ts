@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url'
 import type { StartedNetwork, StartedTestContainer } from 'testcontainers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { conversationRows } from '../../services/worker/conversation-rows.ts'
-import { emptyTableRows, type TableRows, tableNames } from '../../services/worker/table-rows.ts'
+import { type ClickHouseClient, createClickHouse } from '../../core/clickhouse/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
+import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../../services/worker/transform/table-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { loadAllFixtures } from '../fixtures/index.ts'
 import { dockerAvailable } from '../stack/servers.ts'
@@ -18,7 +18,7 @@ import { dockerAvailable } from '../stack/servers.ts'
 // shards hold some, a write repeated under its token is stored once, and the views read the cluster.
 // Machines without Docker cannot have a ClickHouse cluster (Debian's server is 18.16): there the test
 // is reported as not run, with why. The cluster DDL itself is parsed by chDB in
-// services/core/clickhouse-cluster-ddl.unit.test.ts on every machine.
+// core/clickhouse/clickhouse-cluster-ddl.unit.test.ts on every machine.
 const image = 'clickhouse/clickhouse-server:26.3'
 const cluster = 'va_cluster'
 const database = 'voice_analytics'

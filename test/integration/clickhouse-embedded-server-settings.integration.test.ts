@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createClickHouse, embeddedMergeTreeSettings } from '../../services/core/clickhouse.ts'
+import { createClickHouse, embeddedMergeTreeSettings } from '../../core/clickhouse/clickhouse.ts'
 
-// The embedded engine's MergeTree defaults (services/core/clickhouse.ts embeddedMergeTreeSettings)
+// The embedded engine's MergeTree defaults (core/clickhouse/clickhouse.ts embeddedMergeTreeSettings)
 // bound the worker's memory; chDB silently ignores them unless the engine starts with them.
 describe('embedded ClickHouse engine configuration', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-chdb-settings-'))

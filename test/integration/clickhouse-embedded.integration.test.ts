@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createClickHouse } from '../../services/core/clickhouse.ts'
+import { createClickHouse } from '../../core/clickhouse/clickhouse.ts'
 
 describe('embedded ClickHouse (chDB) through @clickhouse/client', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'va-chdb-'))

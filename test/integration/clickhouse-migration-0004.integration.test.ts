@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { conversationTables } from '../../services/core/clickhouse-retention.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
 import { database, queryRows } from '../worker/worker-test-support.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { database, queryRows } from '../worker/worker-test-support.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 

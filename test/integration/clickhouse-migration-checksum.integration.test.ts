@@ -4,8 +4,8 @@ import {
   MigrationError,
   parseMigration,
   runMigrations,
-} from '../../services/core/clickhouse-migrations.ts'
-import { createLogger } from '../../services/core/logger.ts'
+} from '../../core/clickhouse/clickhouse-migrations.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
 import { prepareClickHouse } from '../../services/worker/worker.ts'
 import { logSink } from '../support/log-sink.ts'
 import {

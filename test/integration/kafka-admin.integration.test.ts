@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { topicMessageLimits as kafkajsTopicMessageLimits } from '../../services/core/kafka.ts'
+import { topicMessageLimits as kafkajsTopicMessageLimits } from '../../core/kafka/kafka.ts'
 import {
   createKafkaAdmin,
   ensureTopics,
   fetchTopicMetadata,
   topicMessageLimits,
-} from '../../services/core/kafka-admin.ts'
+} from '../../core/kafka/kafka-admin.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
 import { testKafka } from '../support/kafka-test-helpers.ts'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { database, embeddedClickHouse, tempDataDir } from '../worker/worker-test-support.ts'
 
 // What every migration's own test starts from: an embedded database migrated up to just before that

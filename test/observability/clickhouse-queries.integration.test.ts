@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parsePriceCsv } from '../../core/pricing/price-csv.ts'
+import { addPrices } from '../../core/pricing/price-store.ts'
 import { grafanaAlertThresholds } from '../../dashboards/src/grafana-alert-rules.ts'
 import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
-import { parsePriceCsv } from '../../services/core/pricing/price-csv.ts'
-import { addPrices } from '../../services/core/pricing/price-store.ts'
 import { database, generatedClickHouse } from './generated-clickhouse.ts'
 import {
   alertRuleQueries,

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { loadMigrations, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
 import {
   histogramCount,
   histogramQuantile,
   histogramRelativeError,
   mergedHistogram,
 } from '../../dashboards/src/latency-histogram.ts'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { loadMigrations, runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
-import { mergeRows } from '../../services/worker/batch-rows.ts'
-import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
+import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
+import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'

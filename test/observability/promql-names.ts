@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client'
-import { createMetricsRegistry } from '../../services/core/metrics.ts'
+import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { createIngressMetrics } from '../../services/ingress/ingress-metrics.ts'
-import { createDomainMetrics } from '../../services/worker/domain-metrics.ts'
-import { createWorkerMetrics } from '../../services/worker/worker-metrics.ts'
+import { createDomainMetrics } from '../../services/worker/observe/domain-metrics.ts'
+import { createWorkerMetrics } from '../../services/worker/observe/worker-metrics.ts'
 
 // Which metric names a PromQL expression reads, and which names the ingress and the worker
 // expose: a dashboard or rule that reads a name nobody exposes shows nothing, silently.

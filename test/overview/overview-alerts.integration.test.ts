@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type SqlEndpoint, startSqlEndpoint } from '../../services/dev/sql-endpoint.ts'
+import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
 import { type AlertmanagerServer, startAlertmanager } from '../observability/alertmanager-server.ts'
 import { freePort } from '../support/private-kafka.ts'
 

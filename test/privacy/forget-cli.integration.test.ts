@@ -8,7 +8,7 @@ import { embeddedClickHouse, queryRows, tempDataDir, workerEnv } from '../worker
 // `voice-analytics forget` as an operator runs it (#24): a clear refusal without exactly one
 // selector, a count with --dry-run, nothing removed without a yes, then the erasure with --yes and
 // its report, and --status listing the audit without the value asked for.
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const cli = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 const run = promisify(execFile)
 
 describe('voice-analytics forget', () => {

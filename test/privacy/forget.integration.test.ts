@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import { type ErasureSelector, messageNeedles } from '../../services/core/privacy/erasure/erasure-selector.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { topics } from '../../core/kafka/topics.ts'
+import { type ErasureSelector, messageNeedles } from '../../core/privacy/erasure/erasure-selector.ts'
 import {
   erasureStatus,
   type ForgetRequest,
   forgetConversations,
-} from '../../services/core/privacy/erasure/forget-conversations.ts'
-import { searchTopics } from '../../services/core/privacy/erasure/topic-search.ts'
-import { hashPhone } from '../../services/core/privacy/pii/pii-redaction.ts'
-import { topics } from '../../services/core/topics.ts'
-import { overviewQueries, overviewSql } from '../../services/dev/overview/overview-queries.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+} from '../../core/privacy/erasure/forget-conversations.ts'
+import { searchTopics } from '../../core/privacy/erasure/topic-search.ts'
+import { hashPhone } from '../../core/privacy/pii/pii-redaction.ts'
+import { overviewQueries, overviewSql } from '../../dev-server/overview/overview-queries.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import {
   committedTotal,
   hourRollupMismatches,

@@ -7,17 +7,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { checkReadOnlyQuery, readOnlySettings } from '../../services/core/clickhouse-read-only.ts'
-import { loadOrCreateLocalSecret } from '../../services/core/local-secret.ts'
-import { type SqlEndpoint, startSqlEndpoint } from '../../services/dev/sql-endpoint.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { checkReadOnlyQuery, readOnlySettings } from '../../core/clickhouse/clickhouse-read-only.ts'
+import { loadOrCreateLocalSecret } from '../../core/secrets/local-secret.ts'
+import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
 import { embeddedClickHouse } from '../worker/worker-test-support.ts'
 
 // The dev SQL endpoint as an attacker meets it: over HTTP, on the real embedded ClickHouse (chDB).
 // It must read the pipeline's tables for a local program holding its token, and nothing else:
 // no files, no network, no other databases, no other Host, no other site (issue #10).
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
+const cli = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 const run = promisify(execFile)
 
 interface Answer {

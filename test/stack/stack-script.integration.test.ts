@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createKafka } from '../../services/core/kafka.ts'
-import { createLogger } from '../../services/core/logger.ts'
+import { createKafka } from '../../core/kafka/kafka.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
 import { freePort } from '../support/private-kafka.ts'
 
 // The stack script on ports and a state directory of its own: `up` twice is one start,

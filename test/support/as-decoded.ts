@@ -1,5 +1,5 @@
-import type { ShapeType } from '../../services/core/event/event-schema.ts'
-import { eventShape } from '../../services/core/event/event-schema.ts'
+import type { ShapeType } from '../../core/event/event-schema.ts'
+import { eventShape } from '../../core/event/event-schema.ts'
 
 // What a payload looks like after Kafka: a null in a field the schema knows is the same as the
 // field being absent (Avro has one null), so it comes back absent; unknown fields come back

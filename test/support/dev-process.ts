@@ -4,9 +4,9 @@ import { promisify } from 'node:util'
 import { waitFor } from '../worker/worker-test-support.ts'
 
 // The operator's processes, as tests run them: `voice-analytics <command>` and `npm run dev`
-// (services/dev/main.ts), each with the test's environment on top of this one's.
-const cli = fileURLToPath(new URL('../../services/cli/bin.ts', import.meta.url))
-const devMain = fileURLToPath(new URL('../../services/dev/main.ts', import.meta.url))
+// (dev-server/main.ts), each with the test's environment on top of this one's.
+const cli = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
+const devMain = fileURLToPath(new URL('../../dev-server/main.ts', import.meta.url))
 const run = promisify(execFile)
 
 export function voiceAnalytics(env: Record<string, string>, ...args: string[]) {

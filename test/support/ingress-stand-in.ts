@@ -1,13 +1,13 @@
 import { MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka'
 import avro from 'avsc'
-import { compileAvroWriter } from '../../services/core/event/avro-event-writer.ts'
-import { type AvroRecord, fromAvroRecord } from '../../services/core/event/event-record.ts'
-import { eventAvroSchema } from '../../services/core/event/event-schema.ts'
-import { type EventCodec, wireEncoder, wireHeaderBytes } from '../../services/core/event-codec.ts'
-import { createLogger } from '../../services/core/logger.ts'
-import { createMetricsRegistry } from '../../services/core/metrics.ts'
-import type { PiiRedaction } from '../../services/core/privacy/pii/pii-settings.ts'
-import { parseWebhookSecrets } from '../../services/core/webhook-secrets.ts'
+import { compileAvroWriter } from '../../core/event/avro-event-writer.ts'
+import { type EventCodec, wireEncoder, wireHeaderBytes } from '../../core/event/event-codec.ts'
+import { type AvroRecord, fromAvroRecord } from '../../core/event/event-record.ts'
+import { eventAvroSchema } from '../../core/event/event-schema.ts'
+import type { PiiRedaction } from '../../core/privacy/pii/pii-settings.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
+import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
+import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
 import {
   BatchRefusedBySizeError,
   MessageTooLargeError,

@@ -1,5 +1,5 @@
-import { loadConfig } from '../../services/core/env.ts'
-import { createLogger } from '../../services/core/logger.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
+import { loadConfig } from '../../core/settings/env.ts'
 import { type RunningIngress, startIngress } from '../../services/ingress/main.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
 import { testSecrets } from './ingress-stand-in.ts'

@@ -5,8 +5,8 @@ import {
   ensureTopics,
   type Kafka,
   type KafkaMessage,
-} from '../../services/core/kafka.ts'
-import { createLogger } from '../../services/core/logger.ts'
+} from '../../core/kafka/kafka.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
 
 // Kafka plumbing for tests: a client on the real broker, throwaway topics, and a reader

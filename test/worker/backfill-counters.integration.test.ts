@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import { createMetricsRegistry } from '../../services/core/metrics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import {
   committedTotal,
   countFinal,

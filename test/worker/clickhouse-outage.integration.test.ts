@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
-import { createMetricsRegistry } from '../../services/core/metrics.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import type { EventCodec } from '../../core/event/event-codec.ts'
+import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import {
   committedTotal,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { histogramQuantile, mergedHistogram } from '../../dashboards/src/latency-histogram.ts'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
 import {
   committedTotal,

@@ -1,5 +1,10 @@
 import type { ChdbExtension } from 'chdb/connection'
-import { type TableName, type TableRows, tableColumns, tableNames } from '../../services/worker/table-rows.ts'
+import {
+  type TableName,
+  type TableRows,
+  tableColumns,
+  tableNames,
+} from '../../services/worker/transform/table-rows.ts'
 
 // The route the worker wrote by before #12, kept as the reference the Native route is proven equal
 // to (native-insert-equivalence.integration.test.ts) and measured against (bench/experiments/insert-route-ab.ts):

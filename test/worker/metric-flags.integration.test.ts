@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { metricFlagNames } from '../../services/worker/metric-quality.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { metricFlagNames } from '../../services/worker/transform/metric-quality.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { type ImpossibleMetrics, withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture, startedAgo } from '../fixtures/index.ts'

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { toAvroRecord } from '../../services/core/event/event-record.ts'
-import type { Kafka } from '../../services/core/kafka.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
+import type { Kafka } from '../../core/kafka/kafka.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
 import {

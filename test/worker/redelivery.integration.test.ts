@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import { ensureTopics, type Kafka, type Producer } from '../../services/core/kafka.ts'
-import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import type { EventCodec } from '../../core/event/event-codec.ts'
+import { ensureTopics, type Kafka, type Producer } from '../../core/kafka/kafka.ts'
+import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
 import {
   committedTotal,

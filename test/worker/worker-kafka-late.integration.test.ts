@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
 import { freePort } from '../support/private-kafka.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'

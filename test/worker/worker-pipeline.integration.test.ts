@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../../services/core/clickhouse.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
 import {

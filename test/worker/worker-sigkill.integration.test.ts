@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
-import { generateConversations } from '../../services/synthetic/conversation-generator.ts'
+import type { EventCodec } from '../../core/event/event-codec.ts'
+import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,

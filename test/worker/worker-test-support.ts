@@ -3,31 +3,31 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { type ClickHouseClient, createClickHouse } from '../../services/core/clickhouse.ts'
-import { runMigrations } from '../../services/core/clickhouse-migrations.ts'
-import { conversationTables } from '../../services/core/clickhouse-retention.ts'
-import { type Config, loadConfig } from '../../services/core/env.ts'
-import type { ConversationCompleteEvent } from '../../services/core/event/conversation-complete.types.ts'
-import { type AvroRecord, toAvroRecord } from '../../services/core/event/event-record.ts'
-import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../services/core/event-codec.ts'
-import type { Kafka, Producer } from '../../services/core/kafka.ts'
-import { latencyMetrics as hourRollupMetrics } from '../../services/core/latency-metrics.ts'
-import { createLogger } from '../../services/core/logger.ts'
-import { createMetricsRegistry, type Registry } from '../../services/core/metrics.ts'
-import { conversationRows } from '../../services/worker/conversation-rows.ts'
+import { type ClickHouseClient, createClickHouse } from '../../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
+import { latencyMetrics as hourRollupMetrics } from '../../core/clickhouse/latency-metrics.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
+import { type AvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
+import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { createLogger } from '../../core/runtime/logger.ts'
+import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
+import { type Config, loadConfig } from '../../core/settings/env.ts'
 import {
   createDomainMetrics,
   latencyMetrics,
   newConversations,
   recordConversations,
-} from '../../services/worker/domain-metrics.ts'
+} from '../../services/worker/observe/domain-metrics.ts'
+import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import {
   emptyTableRows,
   type TableName,
   type TableRows,
   tableColumns,
   tableNames,
-} from '../../services/worker/table-rows.ts'
+} from '../../services/worker/transform/table-rows.ts'
 import { type RunningWorker, startWorker, type WorkerOptions } from '../../services/worker/worker.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../stack/servers.ts'
 import { createTestTopic, endOffsets, testKafka } from '../support/kafka-test-helpers.ts'

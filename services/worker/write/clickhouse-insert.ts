@@ -1,13 +1,13 @@
-import { type ClickHouseClient, insertNativeBlock } from '../../core/clickhouse.ts'
-import { nativeBlockEncoder } from '../../core/clickhouse-native-format.ts'
-import { agentHours, recomputeLatencyHours } from '../../core/latency-hour-rollup.ts'
+import { type ClickHouseClient, insertNativeBlock } from '../../../core/clickhouse/clickhouse.ts'
+import { nativeBlockEncoder } from '../../../core/clickhouse/clickhouse-native-format.ts'
+import { agentHours, recomputeLatencyHours } from '../../../core/clickhouse/latency-hour-rollup.ts'
 import {
   type TableName,
   type TableRows,
   tableColumns,
   tableNames,
   tableNativeColumns,
-} from '../table-rows.ts'
+} from '../transform/table-rows.ts'
 
 // One write = one insert per table that has rows, each carrying the write's deduplication token.
 // Rows go as one Native block per table, encoded column by column from the row objects with the

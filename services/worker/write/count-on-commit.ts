@@ -1,5 +1,5 @@
-import { newConversations } from '../domain-metrics.ts'
-import type { ConversationItemRow, ConversationRow, TableRows } from '../table-rows.ts'
+import { newConversations } from '../observe/domain-metrics.ts'
+import type { ConversationItemRow, ConversationRow, TableRows } from '../transform/table-rows.ts'
 
 // When a conversation may be counted in the domain metrics, across retries, rewinds and
 // rebalances — kept free of I/O so every ordering has a unit test. The worker pipelines: a batch is

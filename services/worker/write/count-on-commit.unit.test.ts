@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { toAvroRecord } from '../../../core/event/event-record.ts'
 import { loadFixture } from '../../../test/fixtures/index.ts'
-import { toAvroRecord } from '../../core/event/event-record.ts'
-import { mergeRows } from '../batch-rows.ts'
-import { conversationRows } from '../conversation-rows.ts'
-import type { ConversationRow, TableRows } from '../table-rows.ts'
+import { conversationRows } from '../transform/conversation-rows.ts'
+import type { ConversationRow, TableRows } from '../transform/table-rows.ts'
+import { mergeRows } from './batch-rows.ts'
 import {
   type CountedConversation,
   CountOnCommit,

@@ -1,4 +1,4 @@
-import { emptyTableRows, type TableRows, tableNames } from '../table-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../transform/table-rows.ts'
 
 // Which conversations of a write need nothing from ClickHouse before their inserts: delivered once
 // in the write and unknown to the worker (known-sessions.ts: never stored, never forgotten). Their

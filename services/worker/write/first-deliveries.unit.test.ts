@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { emptyTableRows, type TableRows } from '../table-rows.ts'
+import { emptyTableRows, type TableRows } from '../transform/table-rows.ts'
 import { divideFirstDeliveries } from './first-deliveries.ts'
 
 /** Rows of a write: one conversation row per delivery, with item and feed rows carrying its session. */

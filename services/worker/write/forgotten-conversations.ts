@@ -1,8 +1,8 @@
-import { emptyTableRows, type TableRows, tableNames } from '../table-rows.ts'
+import { emptyTableRows, type TableRows, tableNames } from '../transform/table-rows.ts'
 
 // Conversations that `forget` erased are never stored again: a platform re-delivery or a `replay` of
 // the event topic carries them, and the worker drops their rows before each write. Which ones is
-// asked of forgotten_sessions (by SHA-256 of the session id, services/core/privacy/erasure); this
+// asked of forgotten_sessions (by SHA-256 of the session id, core/privacy/erasure); this
 // file is the pure part: the rows of a write without those conversations.
 
 /** Every table's rows of the write, less those of the given conversations. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { toAvroRecord } from '../../core/event/event-record.ts'
-import { generateConversations } from '../../synthetic/conversation-generator.ts'
-import { mergeRows, rowCounts } from '../batch-rows.ts'
-import { conversationRows } from '../conversation-rows.ts'
-import { tableNames } from '../table-rows.ts'
+import { toAvroRecord } from '../../../core/event/event-record.ts'
+import { generateConversations } from '../../../generator/conversation-generator.ts'
+import { conversationRows } from '../transform/conversation-rows.ts'
+import { tableNames } from '../transform/table-rows.ts'
+import { mergeRows, rowCounts } from './batch-rows.ts'
 import { withoutConversations } from './forgotten-conversations.ts'
 
 const events = generateConversations({ count: 3, seed: 24, historyItems: 6 })

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import type { Config } from '../../core/env.ts'
-import { dirtyLatencyHours, recomputeLatencyHours } from '../../core/latency-hour-rollup.ts'
-import type { Logger } from '../../core/logger.ts'
-import type { WorkerMetrics } from '../worker-metrics.ts'
+import type { ClickHouseClient } from '../../../core/clickhouse/clickhouse.ts'
+import { dirtyLatencyHours, recomputeLatencyHours } from '../../../core/clickhouse/latency-hour-rollup.ts'
+import type { Logger } from '../../../core/runtime/logger.ts'
+import type { Config } from '../../../core/settings/env.ts'
+import type { WorkerMetrics } from '../observe/worker-metrics.ts'
 import { HourRollupKeeper, type HourRollupKeeperDeps } from './hour-rollup-keeper.ts'
 
 // The worker's hour-rollup keeper on its ClickHouse: passes reported in metrics and logs.

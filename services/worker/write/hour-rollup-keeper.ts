@@ -1,5 +1,5 @@
-import type { AgentHour } from '../../core/latency-hour-rollup.ts'
-import { agentHours, insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
+import type { AgentHour } from '../../../core/clickhouse/latency-hour-rollup.ts'
+import { agentHours, insertVisibilityMarginSeconds } from '../../../core/clickhouse/latency-hour-rollup.ts'
 
 // Keeps the hour rollup (migration 0013) equal to the minute rollup, off the write path. The worker's
 // write tells it the agent-hours it changed once its inserts landed (touched); every

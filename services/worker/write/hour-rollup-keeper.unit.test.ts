@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentHour, insertVisibilityMarginSeconds } from '../../core/latency-hour-rollup.ts'
+import {
+  type AgentHour,
+  insertVisibilityMarginSeconds,
+} from '../../../core/clickhouse/latency-hour-rollup.ts'
 import {
   endedHours,
   HourRollupKeeper,

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
+import type { ClickHouseClient } from '../../../core/clickhouse/clickhouse.ts'
 import { hexDigestKey } from './known-sessions.ts'
 
 // Loads what KnownSessions holds: every session the conversations table has a row of (tombstones

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
-import { latencyMetrics } from '../conversation-rows.ts'
+import { latencyMetrics } from '../transform/conversation-rows.ts'
 import {
   type ConversationRow,
   emptyTableRows,
   type TableName,
   type TableRows,
   tableNames,
-} from '../table-rows.ts'
+} from '../transform/table-rows.ts'
 
 // What a write must hold so that FINAL shows exactly the newest delivery of each conversation,
 // given what ClickHouse holds already. Pure: the worker looks the stored rows up (stored-

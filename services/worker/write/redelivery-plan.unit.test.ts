@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import type { ConversationCompleteEvent } from '../../../core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../../../core/event/event-record.ts'
 import { loadFixture } from '../../../test/fixtures/index.ts'
-import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
-import { toAvroRecord } from '../../core/event/event-record.ts'
-import { mergeRows } from '../batch-rows.ts'
-import { conversationRows } from '../conversation-rows.ts'
-import { type TableName, type TableRows, tableNames } from '../table-rows.ts'
+import { conversationRows } from '../transform/conversation-rows.ts'
+import { type TableName, type TableRows, tableNames } from '../transform/table-rows.ts'
+import { mergeRows } from './batch-rows.ts'
 import {
   conversationsToInspect,
   emptyStoredKeys,

@@ -1,6 +1,6 @@
-import type { ClickHouseClient } from '../../core/clickhouse.ts'
-import { sessionHash } from '../../core/privacy/erasure/erasure-selector.ts'
-import type { TableName, TableRows } from '../table-rows.ts'
+import type { ClickHouseClient } from '../../../core/clickhouse/clickhouse.ts'
+import { sessionHash } from '../../../core/privacy/erasure/erasure-selector.ts'
+import type { TableName, TableRows } from '../transform/table-rows.ts'
 import type { MessageSource } from './count-on-commit.ts'
 import {
   conversationsToInspect,

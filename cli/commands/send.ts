@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { localStateDir, readLocalSecret } from '../../core/secrets/local-secret.ts'
+import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
+import { loadConfig } from '../../core/settings/env.ts'
+import { generateConversations } from '../../generator/conversation-generator.ts'
+import { generatedSpan } from '../send/generated-span.ts'
+import { sendWebhooks } from '../send/webhook-sender.ts'
+
+// `voice-analytics send`: posts fixture files or generated conversations to an ingress.
+// The token comes from --token, from WEBHOOK_SECRETS (by --source), else from the secret that
+// `npm run dev` made up and keeps in the state directory (so its printed command works as is);
+// it is never printed.
+const fixturesDir = new URL('../../test/fixtures/', import.meta.url)
+
+function readEvents(file: string): unknown[] {
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'))
+  return Array.isArray(parsed) ? parsed : [parsed]
+}
+
+/** The name under which `npm run dev` keeps the webhook secret it made up (dev-server/main.ts). */
+export const devWebhookSecretName = 'webhook-secret'
+
+async function webhookToken(source: string | undefined): Promise<string> {
+  const secrets = parseWebhookSecrets(loadConfig().WEBHOOK_SECRETS)
+  if (secrets.length === 0 && !source) {
+    const local = await readLocalSecret(localStateDir(), devWebhookSecretName)
+    if (local) return local
+  }
+  const secret = source ? secrets.find((candidate) => candidate.source === source) : secrets[0]
+  if (!secret)
+    throw new Error(
+      source
+        ? `WEBHOOK_SECRETS has no source named ${source}`
+        : 'give --token or set WEBHOOK_SECRETS (source=secret); `npm run dev` started here without WEBHOOK_SECRETS makes up one that send finds by itself',
+    )
+  return secret.secret
+}
+
+interface SendFlags {
+  url?: string
+  token?: string
+  source?: string
+  file: string[]
+  fixture: string[]
+  generate?: string
+  from?: string
+  days?: string
+  seed: string
+  historyItems: string
+  concurrency: string
+  rate: string
+}
+
+export function registerSendCommand(program: Command): void {
+  program
+    .command('send')
+    .description('post conversations (files, fixtures or generated) to an ingress')
+    .option('--url <url>', 'ingress base URL (default http://localhost:$INGRESS_PORT)')
+    .option(
+      '--token <secret>',
+      'webhook token (default: from WEBHOOK_SECRETS, else the one `npm run dev` made up here)',
+    )
+    .option('--source <name>', 'which WEBHOOK_SECRETS entry to use (default: the first)')
+    .option('--file <path...>', 'JSON files, each one event or an array of events', [])
+    .option('--fixture <name...>', 'fixtures from test/fixtures by name (e.g. campaign-call)', [])
+    .option('--generate <count>', 'generate this many synthetic conversations, over the last day by default')
+    .option('--from <date>', 'generated conversations start at this date (e.g. 2025-06-01): a history')
+    .option('--days <n>', 'days the generated conversations are spread over', '1')
+    .option('--seed <n>', 'generator seed', '1')
+    .option('--history-items <n>', 'history items per generated conversation', '40')
+    .option('--concurrency <n>', 'requests in flight', '8')
+    .option('--rate <perSecond>', 'events per second at most (0 = no limit)', '0')
+    .action(async (flags: SendFlags) => {
+      const events: unknown[] = [
+        ...flags.file.flatMap(readEvents),
+        ...flags.fixture.flatMap((name) => readEvents(new URL(`${name}.json`, fixturesDir).pathname)),
+      ]
+      if (flags.generate)
+        events.push(
+          ...generateConversations({
+            count: Number(flags.generate),
+            seed: Number(flags.seed),
+            historyItems: Number(flags.historyItems),
+            ...generatedSpan({ from: flags.from, days: flags.days }, Date.now()),
+          }),
+        )
+      if (events.length === 0) throw new Error('nothing to send: give --file, --fixture or --generate')
+      const base = flags.url ?? `http://localhost:${loadConfig().INGRESS_PORT}`
+      const url = `${base.replace(/\/$/, '')}/webhooks/conversation-complete?token=${encodeURIComponent(flags.token ?? (await webhookToken(flags.source)))}`
+      const summary = await sendWebhooks(
+        events.map((event) => JSON.stringify(event)),
+        { url, concurrency: Number(flags.concurrency), ratePerSecond: Number(flags.rate) },
+      )
+      const statuses = Object.entries(summary.byStatus)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ')
+      console.log(
+        `sent ${summary.sent} in ${summary.seconds.toFixed(2)} s (${(summary.sent / summary.seconds).toFixed(0)}/s) — ${statuses}`,
+      )
+      for (const error of summary.firstErrors) console.error(`  ${error}`)
+      if (Object.keys(summary.byStatus).some((status) => status !== '202')) process.exitCode = 1
+    })
+}

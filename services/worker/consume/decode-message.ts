@@ -1,0 +1,121 @@
+import { wireHeaderBytes } from '../../../core/event/event-codec.ts'
+import type { AvroRecord } from '../../../core/event/event-record.ts'
+import type { PoisonReason } from './dead-letter.ts'
+import type { Decoded, Poisoned, Received } from './message-outcome.ts'
+
+// Kafka message -> Avro record through the schema registry (schemas cached by id; an unknown id
+// is fetched once per message that names it). Poison is only what can never decode: no value, no
+// Confluent wire format, bytes the schema the registry returns does not read, or a schema id that a
+// registry proven sound (it holds the event's subject) does not know. A registry that cannot
+// answer — down, 5xx, or a 404 while it does not hold the event's subject either (a wrong path,
+// a gateway's 404, an empty registry) — is a DependencyError: the batch waits, nothing is committed.
+// The decode step of a batch: its outcome is the message decoded, or poison (message-outcome.ts).
+
+export class DependencyError extends Error {
+  override name = 'DependencyError'
+}
+
+/** Bytes that do not start with the Confluent wire format's magic byte 0. */
+export class WireFormatError extends Error {
+  override name = 'WireFormatError'
+}
+
+interface RegistryError {
+  name?: string
+  status?: number
+  message?: string
+}
+
+export type DecodeFailure = { reason: PoisonReason; error: string } | 'dependency' | 'schema_not_found'
+
+export function classifyDecodeError(error: unknown): DecodeFailure {
+  const failure = (error ?? {}) as RegistryError
+  const text = failure.message ?? String(error)
+  if (failure.name === 'ConfluentSchemaRegistryArgumentError' || error instanceof WireFormatError)
+    return { reason: 'not_avro', error: text }
+  if (typeof failure.status === 'number') return failure.status === 404 ? 'schema_not_found' : 'dependency'
+  // A refused or reset connection to the registry surfaces as a plain error with a code.
+  if (/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|socket hang up|fetch failed/i.test(text))
+    return 'dependency'
+  return { reason: 'undecodable', error: text }
+}
+
+export interface DecodeDeps {
+  /** The record, or a promise of it while the schema of the message's id is being fetched. */
+  decode: (value: Buffer) => AvroRecord | Promise<AvroRecord>
+  /**
+   * Whether the registry holds the event's subject (the ingress registers it): true proves the
+   * registry is the right one and has data; false or an error means it cannot be trusted yet.
+   */
+  registryHoldsSubject: () => Promise<boolean>
+}
+
+/** What the decoder asks the registry: a schema id's reader (the registry client's getSchema). */
+export interface SchemaSource {
+  getSchema(id: number): Promise<{ fromBuffer(payload: Buffer): unknown }>
+}
+
+/**
+ * Decodes the Confluent wire format as the registry client's decode does, with the reader of each
+ * schema id kept after its first fetch: a message of a known id decodes synchronously (no promise,
+ * no header copies). What fails fails as there: a header shorter than 5 bytes is a RangeError
+ * (undecodable), another magic byte not Avro, an id the registry cannot give its error (404,
+ * down), bytes the schema does not read avsc's error. A failed fetch is not kept: the next message
+ * of that id asks again.
+ */
+export function cachedSchemaDecoder(
+  registry: SchemaSource,
+): (value: Buffer) => AvroRecord | Promise<AvroRecord> {
+  const readers = new Map<number, { fromBuffer(payload: Buffer): unknown }>()
+  return (value) => {
+    if (value.length < wireHeaderBytes)
+      throw new RangeError(`${value.length} bytes: shorter than the Confluent wire format's 5-byte header`)
+    if (value[0] !== 0) throw new WireFormatError(`Message encoded with magic byte ${value[0]}, expected 0`)
+    const id = value.readInt32BE(1)
+    const payload = value.subarray(wireHeaderBytes)
+    const reader = readers.get(id)
+    if (reader) return reader.fromBuffer(payload) as AvroRecord
+    return registry.getSchema(id).then((fetched) => {
+      readers.set(id, fetched)
+      return fetched.fromBuffer(payload) as AvroRecord
+    })
+  }
+}
+
+export async function decodeMessage(deps: DecodeDeps, received: Received): Promise<Decoded | Poisoned> {
+  const { topic, partition, message } = received
+  const poison = (reason: PoisonReason, error: string): Poisoned => ({
+    kind: 'poison',
+    topic,
+    partition,
+    message,
+    reason,
+    error,
+  })
+  if (!message.value || message.value.length === 0) return poison('empty_value', 'the message has no value')
+  try {
+    return { kind: 'decoded', topic, partition, message, record: await deps.decode(message.value) }
+  } catch (error) {
+    const classified = classifyDecodeError(error)
+    const text = (error as Error).message
+    if (classified === 'dependency')
+      throw new DependencyError(`schema registry unavailable: ${text}`, { cause: error })
+    if (classified !== 'schema_not_found') return poison(classified.reason, classified.error)
+    let holdsSubject: boolean
+    try {
+      holdsSubject = await deps.registryHoldsSubject()
+    } catch (checkError) {
+      throw new DependencyError(
+        `schema registry answered 404 for a schema id and cannot be checked: ${(checkError as Error).message}`,
+        { cause: error },
+      )
+    }
+    if (!holdsSubject)
+      throw new DependencyError(
+        `schema registry answered 404 (${text}) and does not hold the event's subject either: a wrong ` +
+          'SCHEMA_REGISTRY_URL path (Apicurio: …/apis/ccompat/v7), a gateway, or an empty registry',
+        { cause: error },
+      )
+    return poison('unknown_schema', text)
+  }
+}

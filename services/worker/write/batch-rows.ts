@@ -1,0 +1,25 @@
+import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
+import type { Delivery } from '../transform/conversation-rows.ts'
+import { emptyTableRows, type TableName, type TableRows, tableNames } from '../transform/table-rows.ts'
+
+// The rows of each message of a batch, kept per message (made by the rows step, batch-steps.ts) so
+// that a write ClickHouse rejects for its data can be retried message by message; merged per write.
+export interface MessageRows {
+  delivery: Delivery
+  message: ConsumedMessage
+  rows: TableRows
+}
+
+export function mergeRows(entries: readonly { rows: TableRows }[]): TableRows {
+  const merged = emptyTableRows()
+  for (const { rows } of entries)
+    for (const table of tableNames) (merged[table] as unknown[]).push(...(rows[table] as unknown[]))
+  return merged
+}
+
+export function rowCounts(rows: TableRows): Record<TableName, number> {
+  return Object.fromEntries(tableNames.map((table) => [table, rows[table].length])) as Record<
+    TableName,
+    number
+  >
+}
