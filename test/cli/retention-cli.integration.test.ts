@@ -31,18 +31,31 @@ describe('retention with migrate and replay', () => {
     })
   }
 
-  /** TTL days per table, read through `voice-analytics query` (the CLI owns the data directory). */
-  async function ttlOf(table: string): Promise<number | null> {
+  /** TTL days of every table, read through `voice-analytics query` (the CLI owns the data directory):
+   * one process for all tables, as each start of the CLI loads the engine. */
+  async function ttls(): Promise<Record<string, number | null>> {
     const { stdout } = await voiceAnalytics(
       {},
       'query',
-      `SELECT engine_full FROM system.tables WHERE database = 'voice_analytics' AND name = '${table}'`,
+      "SELECT name, engine_full FROM system.tables WHERE database = 'voice_analytics'",
       '--format',
       'TSVRaw',
     )
-    const match = /toIntervalDay\((\d+)\)/.exec(stdout)
-    return match ? Number(match[1]) : null
+    const days: Record<string, number | null> = {}
+    for (const line of stdout.trim().split('\n')) {
+      const [name, engine = ''] = line.split('\t')
+      const match = /toIntervalDay\((\d+)\)/.exec(engine)
+      days[name!] = match ? Number(match[1]) : null
+    }
+    return days
   }
+  /** The TTL days of the given tables, each table named (undefined: no such table). */
+  async function ttlsOf(tables: readonly string[]): Promise<Record<string, number | null | undefined>> {
+    const all = await ttls()
+    return Object.fromEntries(tables.map((table) => [table, all[table]]))
+  }
+  const each = (tables: readonly string[], days: number | null) =>
+    Object.fromEntries(tables.map((table) => [table, days]))
 
   beforeAll(async () => {
     const kafka = testKafka()
@@ -64,31 +77,37 @@ describe('retention with migrate and replay', () => {
   it('migrate sets the TTL only with --ttl-days, and keeps it without, whatever CLICKHOUSE_TTL_DAYS says', async () => {
     const set = await voiceAnalytics({}, 'migrate', '--ttl-days', '30')
     expect(set.stdout).toContain('MODIFY TTL toDateTime(event_time) + INTERVAL 30 DAY')
-    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(30)
-    expect(await ttlOf('agent_latency_minute')).toBeNull()
+    expect(await ttlsOf([...conversationTables, 'agent_latency_minute'])).toEqual({
+      ...each(conversationTables, 30),
+      agent_latency_minute: null,
+    })
 
     const plain = await voiceAnalytics({}, 'migrate')
     expect(plain.stdout).not.toMatch(/TTL/)
-    expect(await ttlOf('conversations')).toBe(30)
+    expect(await ttlsOf(['conversations'])).toEqual({ conversations: 30 })
 
     await voiceAnalytics({ CLICKHOUSE_TTL_DAYS: '5', CLICKHOUSE_ROLLUP_TTL_DAYS: '0' }, 'migrate')
-    expect(await ttlOf('conversations')).toBe(30)
+    expect(await ttlsOf(['conversations'])).toEqual({ conversations: 30 })
   })
 
   it('replay keeps the TTL without --ttl-days and sets it with', async () => {
     const plain = await voiceAnalytics({}, 'replay', '--from', 'earliest')
     expect(plain.stdout).toMatch(/replayed 5 messages/)
-    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(30)
+    expect(await ttlsOf(conversationTables)).toEqual(each(conversationTables, 30))
 
     await voiceAnalytics({}, 'replay', '--from', 'earliest', '--ttl-days', '7', '--rollup-ttl-days', '90')
-    for (const table of conversationTables) expect(await ttlOf(table), table).toBe(7)
-    expect(await ttlOf('agent_latency_minute')).toBe(90)
+    expect(await ttlsOf([...conversationTables, 'agent_latency_minute'])).toEqual({
+      ...each(conversationTables, 7),
+      agent_latency_minute: 90,
+    })
   })
 
   it('migrate --ttl-days 0 removes the TTL; a bad number of days is refused', async () => {
     await voiceAnalytics({}, 'migrate', '--ttl-days', '0')
-    expect(await ttlOf('conversations')).toBeNull()
-    expect(await ttlOf('agent_latency_minute')).toBe(90)
+    expect(await ttlsOf(['conversations', 'agent_latency_minute'])).toEqual({
+      conversations: null,
+      agent_latency_minute: 90,
+    })
     await expect(voiceAnalytics({}, 'migrate', '--ttl-days', 'ten')).rejects.toMatchObject({
       stderr: expect.stringMatching(/--ttl-days.*whole number of days/),
     })
