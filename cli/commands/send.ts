@@ -4,6 +4,7 @@ import { localStateDir, readLocalSecret } from '../../core/secrets/local-secret.
 import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
+import { movedToLastDay } from '../send/fixture-dates.ts'
 import { generatedSpan } from '../send/generated-span.ts'
 import { sendWebhooks } from '../send/webhook-sender.ts'
 
@@ -43,6 +44,7 @@ interface SendFlags {
   source?: string
   file: string[]
   fixture: string[]
+  asRecorded?: boolean
   generate?: string
   from?: string
   days?: string
@@ -63,7 +65,12 @@ export function registerSendCommand(program: Command): void {
     )
     .option('--source <name>', 'which WEBHOOK_SECRETS entry to use (default: the first)')
     .option('--file <path...>', 'JSON files, each one event or an array of events', [])
-    .option('--fixture <name...>', 'fixtures from test/fixtures by name (e.g. campaign-call)', [])
+    .option(
+      '--fixture <name...>',
+      'fixtures from test/fixtures by name (e.g. campaign-call), moved by whole days to the last day',
+      [],
+    )
+    .option('--as-recorded', 'send the fixtures with their own dates (June 2025), not moved to the last day')
     .option('--generate <count>', 'generate this many synthetic conversations, over the last day by default')
     .option('--from <date>', 'generated conversations start at this date (e.g. 2025-06-01): a history')
     .option('--days <n>', 'days the generated conversations are spread over', '1')
@@ -72,17 +79,21 @@ export function registerSendCommand(program: Command): void {
     .option('--concurrency <n>', 'requests in flight', '8')
     .option('--rate <perSecond>', 'events per second at most (0 = no limit)', '0')
     .action(async (flags: SendFlags) => {
-      const events: unknown[] = [
-        ...flags.file.flatMap(readEvents),
-        ...flags.fixture.flatMap((name) => readEvents(new URL(`${name}.json`, fixturesDir).pathname)),
-      ]
+      const now = Date.now()
+      const fixtures = flags.fixture
+        .flatMap((name) => readEvents(new URL(`${name}.json`, fixturesDir).pathname))
+        .map((event) => (flags.asRecorded ? { event, days: 0 } : movedToLastDay(event, now)))
+      const moved = Math.max(0, ...fixtures.map(({ days }) => days))
+      if (moved > 0)
+        console.log(`fixtures moved ${moved} days forward, to the last day (--as-recorded: as written)`)
+      const events: unknown[] = [...flags.file.flatMap(readEvents), ...fixtures.map(({ event }) => event)]
       if (flags.generate)
         events.push(
           ...generateConversations({
             count: Number(flags.generate),
             seed: Number(flags.seed),
             historyItems: Number(flags.historyItems),
-            ...generatedSpan({ from: flags.from, days: flags.days }, Date.now()),
+            ...generatedSpan({ from: flags.from, days: flags.days }, now),
           }),
         )
       if (events.length === 0) throw new Error('nothing to send: give --file, --fixture or --generate')
