@@ -1,7 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../core/runtime/logger.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
+import { logSink } from '../support/log-sink.ts'
 import { freePort } from '../support/private-kafka.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
 import {
@@ -36,16 +37,26 @@ describe('a worker started while Kafka is unreachable', () => {
     const events = generateConversations({ count: 40, seed: 5150, historyItems: 4 })
     const sent = await produceEvents(fixture.producer, fixture.codec, fixture.topic, events)
     const metricsPort = await freePort()
+    const { sink, logs } = logSink()
     const starting = fixture.startWorker(
       { KAFKA_BROKERS: `127.0.0.1:${proxy.port}`, WORKER_METRICS_PORT: String(metricsPort) },
       { backoff: { baseMs: 100, maxMs: 500 } },
+      createLogger('worker-test', 'warn', sink),
     )
+    let settled = false
     const outcome = starting.then(
       () => 'started',
       (error: Error) => `failed: ${error.message}`,
     )
-    // Several attempts' worth of refused connections: still starting, neither started nor failed.
-    expect(await Promise.race([outcome, sleep(4_000).then(() => 'still starting')])).toBe('still starting')
+    void outcome.finally(() => (settled = true))
+    // Several attempts refused: still starting, neither started nor failed.
+    await waitFor(
+      async () => logs.filter((line) => line.includes('Kafka not ready: retrying')).length,
+      (attempts) => attempts >= 3 || settled,
+      120_000,
+      'three refused attempts to reach Kafka',
+    )
+    expect(settled).toBe(false)
     // Alive meanwhile, so an orchestrator does not restart it, but not ready (#21).
     const probe = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${metricsPort}${path}`)

@@ -11,7 +11,7 @@ import type { ConversationCompleteEvent } from '../../core/event/conversation-co
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
 import { type AvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
 import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
+import { createLogger, type Logger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { type Config, loadConfig } from '../../core/settings/env.ts'
 import {
@@ -565,7 +565,12 @@ export interface WorkerFixture {
   /** Worker configuration for this topic, data directory and group; `extra` overrides. */
   config(extra?: Record<string, string>): Config
   /** Starts a worker on the fixture's ClickHouse (stopped by `stop()` unless stopped before). */
-  startWorker(extra?: Record<string, string>, options?: WorkerOptions): Promise<RunningWorker>
+  /** A worker on the fixture's topic; its log lines go to `logger` (default: the test logger). */
+  startWorker(
+    extra?: Record<string, string>,
+    options?: WorkerOptions,
+    logger?: Logger,
+  ): Promise<RunningWorker>
   /** Stops every worker it started, the producer and ClickHouse; removes the data directory. */
   stop(): Promise<void>
 }
@@ -604,8 +609,8 @@ export async function startWorkerFixture(name: string, partitions: number): Prom
       clickhouse,
       dataDir: data.dir,
       config,
-      async startWorker(extra = {}, options = {}) {
-        const worker = await startWorker(config(extra), testLogger(), {
+      async startWorker(extra = {}, options = {}, logger = testLogger()) {
+        const worker = await startWorker(config(extra), logger, {
           clickhouse: fixture.clickhouse,
           ...options,
         })
