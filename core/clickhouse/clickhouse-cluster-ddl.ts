@@ -1,3 +1,5 @@
+import { ClusterDdlError } from './clickhouse-errors.ts'
+
 // Cluster mode (CLICKHOUSE_CLUSTER): the migrations' single-server DDL rewritten, statement by
 // statement, into DDL for a sharded and replicated ClickHouse cluster. Pure: text in, text out, so
 // every generated statement can be parsed by the engine in unit tests (EXPLAIN AST).
@@ -20,10 +22,6 @@ export interface ClusterLayout {
   /** Cluster name of the servers' remote_servers configuration. */
   cluster: string
   database: string
-}
-
-export class ClusterDdlError extends Error {
-  override name = 'ClusterDdlError'
 }
 
 /**

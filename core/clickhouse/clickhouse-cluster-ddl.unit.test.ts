@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type Catalog,
   ClusterDdl,
-  ClusterDdlError,
   clusterMigrationStatements,
   shardingKey,
 } from './clickhouse-cluster-ddl.ts'
+import { ClusterDdlError } from './clickhouse-errors.ts'
 import { loadMigrations, migrationBookkeeping } from './clickhouse-migrations.ts'
 import { clusterRetentionStatements } from './clickhouse-retention.ts'
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from './clickhouse.ts'
-import { ClusterDdlError, clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
+import { clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
+import { ClusterDdlError, MigrationError } from './clickhouse-errors.ts'
 
 // Versioned ClickHouse migrations: schemas/clickhouse/migrations/NNNN_name.sql, applied in order
 // and recorded in <database>.schema_migrations. Every statement is idempotent (IF NOT EXISTS), so
@@ -16,10 +17,6 @@ export interface Migration {
   name: string
   checksum: string
   statements: string[]
-}
-
-export class MigrationError extends Error {
-  override name = 'MigrationError'
 }
 
 const fileName = /^(\d{4})_([a-z0-9_]+)\.sql$/
