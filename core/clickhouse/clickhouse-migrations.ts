@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from './clickhouse.ts'
 import { clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
 import { ClusterDdlError, MigrationError } from './clickhouse-errors.ts'
+import { everywhereArguments } from './cluster-ddl-layout.ts'
 
 // Versioned ClickHouse migrations: schemas/clickhouse/migrations/NNNN_name.sql, applied in order
 // and recorded in <database>.schema_migrations. Every statement is idempotent (IF NOT EXISTS), so
@@ -84,7 +85,7 @@ export function migrationBookkeeping(database: string, cluster?: string): string
   return [
     `CREATE DATABASE IF NOT EXISTS ${database} ON CLUSTER ${cluster}`,
     `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations ON CLUSTER ${cluster} ${columns}
-      ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{uuid}/all', '{shard}-{replica}') ORDER BY version`,
+      ENGINE = ReplicatedReplacingMergeTree(${everywhereArguments}) ORDER BY version`,
   ]
 }
 
