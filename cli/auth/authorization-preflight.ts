@@ -1,4 +1,4 @@
-import { AuthError } from './errors.ts'
+import { AuthError } from './auth-errors.ts'
 
 // Keycloak answers an authorization request it refuses outright (unknown client, unregistered
 // redirect URI) with an error page in the browser, never with a callback, so the CLI would only

@@ -1,4 +1,4 @@
-import { AuthError } from './errors.ts'
+import { AuthError } from './auth-errors.ts'
 import type { OidcClient } from './oidc-client.ts'
 import type { TokenStore } from './token-store.ts'
 

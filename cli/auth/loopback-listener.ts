@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import type { LoopbackRedirect } from '../config/loopback.ts'
-import { AuthError } from './errors.ts'
+import { AuthError } from './auth-errors.ts'
 
 // The login callback (RFC 8252 §7.3): an HTTP listener on the exact registered redirect URI that
 // takes one authorization response, checks its `state` against the one this login sent, and

@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client'
 import type { Environment } from '../config/environments.ts'
 import { isLoopbackHost } from '../config/loopback.ts'
-import { AuthError, describeIdentityError } from './errors.ts'
+import { AuthError, describeIdentityError } from './auth-errors.ts'
 
 // The identity server as openid-client sees it: discovered from {auth_url}, with the client's
 // authentication (none for a public client, client_secret in the form body for a confidential one,

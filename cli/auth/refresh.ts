@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client'
-import { AuthError, describeIdentityError, LoginRequiredError, oauthErrorCode } from './errors.ts'
+import { AuthError, describeIdentityError, LoginRequiredError, oauthErrorCode } from './auth-errors.ts'
 import type { OidcClient } from './oidc-client.ts'
 import { accessTokenNeedsRefresh, type StoredTokens, tokensFromResponse } from './token-set.ts'
 import type { TokenStore } from './token-store.ts'

@@ -1,5 +1,6 @@
 import { readTextIfExists, removeIfExists, writePrivateFileAtomic } from '../../core/secrets/private-file.ts'
 import { withFileLock } from '../config/file-lock.ts'
+import { TokenFileError } from './auth-errors.ts'
 import { type StoredTokens, storedTokensSchema } from './token-set.ts'
 
 // One environment's tokens on disk: mode 0600, replaced atomically, and a lock that every
@@ -11,10 +12,6 @@ export type TokenStore = {
   write(tokens: StoredTokens): Promise<void>
   remove(): Promise<boolean>
   withLock<T>(task: () => Promise<T>): Promise<T>
-}
-
-export class TokenFileError extends Error {
-  override name = 'TokenFileError'
 }
 
 export function tokenStore(file: string): TokenStore {

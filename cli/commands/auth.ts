@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander'
+import { LoginRequiredError } from '../auth/auth-errors.ts'
 import { openInBrowser } from '../auth/browser.ts'
-import { LoginRequiredError } from '../auth/errors.ts'
 import { login } from '../auth/login.ts'
 import { forgetTokens, logout } from '../auth/logout.ts'
 import { formatRelative, tokenStatus } from '../auth/token-set.ts'

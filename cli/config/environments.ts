@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
+import { ConfigFileError } from './config-errors.ts'
 import { configFile } from './config-paths.ts'
 import { isSecureOrLoopback, parseLoopbackRedirectUri } from './loopback.ts'
 
@@ -48,10 +49,6 @@ const configSchema = z.strictObject({
 
 export type Environment = z.infer<typeof environmentSchema> & { name: string; scope: string }
 export type EnvironmentsConfig = z.infer<typeof configSchema>
-
-export class ConfigFileError extends Error {
-  override name = 'ConfigFileError'
-}
 
 /** Validates the text of config.json; `file` only names it in messages. */
 export function parseEnvironmentsConfig(text: string, file: string): EnvironmentsConfig {

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { ConfigFileError } from './config-errors.ts'
 import { configDir } from './config-paths.ts'
 import {
-  ConfigFileError,
   clientSecretVariable,
   defaultScope,
   loadEnvironmentsConfig,

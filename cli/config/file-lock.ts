@@ -4,6 +4,7 @@ import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ensurePrivateDir } from '../../core/secrets/private-file.ts'
+import { LockTimeoutError } from './config-errors.ts'
 
 // A lock between processes: a lock file created with O_EXCL ('wx') that names its owner. A lock
 // whose owner died (same host, pid gone) or that is older than `staleMs` is broken, so a crash
@@ -12,10 +13,6 @@ import { ensurePrivateDir } from '../../core/secrets/private-file.ts'
 
 export type LockOptions = { waitMs?: number; staleMs?: number; pollMs?: number }
 type LockOwner = { pid: number; host: string; nonce: string; created: number }
-
-export class LockTimeoutError extends Error {
-  override name = 'LockTimeoutError'
-}
 
 export async function withFileLock<T>(lockFile: string, task: () => Promise<T>, options: LockOptions = {}) {
   const { waitMs = 60_000, staleMs = 120_000, pollMs = 50 } = options

@@ -4,7 +4,8 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { LockTimeoutError, withFileLock } from './file-lock.ts'
+import { LockTimeoutError } from './config-errors.ts'
+import { withFileLock } from './file-lock.ts'
 
 const run = promisify(execFile)
 const lockModule = new URL('./file-lock.ts', import.meta.url).href

@@ -1,5 +1,5 @@
 import { type RefreshContext, refreshTokens, validAccessToken } from '../auth/refresh.ts'
-import { ApiError, describeErrorBody } from './api-error.ts'
+import { ApiError, describeErrorBody } from './platform-errors.ts'
 
 // Calls to the platform API (spec §4.2) with the stored Bearer token: refreshed ahead of expiry,
 // and once more after a 401 (spec §7), then the request is sent again.

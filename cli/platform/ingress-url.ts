@@ -1,14 +1,11 @@
 import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
 import { isLoopbackHost } from '../config/loopback.ts'
+import { IngressUrlError } from './platform-errors.ts'
 
 // The URL the platform should POST to: the ingress route (contract: /webhooks/conversation-complete)
 // with the shared secret of one source in ?token= (the platform documents no signature).
 
 export const ingressPath = '/webhooks/conversation-complete'
-
-export class IngressUrlError extends Error {
-  override name = 'IngressUrlError'
-}
 
 export function ingressWebhookUrl(
   base: string,

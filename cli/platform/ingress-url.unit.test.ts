@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkIngressTransport, IngressUrlError, ingressWebhookUrl } from './ingress-url.ts'
+import { checkIngressTransport, ingressWebhookUrl } from './ingress-url.ts'
+import { IngressUrlError } from './platform-errors.ts'
 
 describe('checkIngressTransport', () => {
   it('takes https without --insecure', () => {

@@ -1,9 +1,7 @@
+import { WebhookRequestError } from './platform-errors.ts'
+
 // The body of POST /api/Webhooks. Its fields are not documented (spec §2.3): `url` is sent, and
 // --body-json then --field key=value add fields or override earlier ones.
-
-export class WebhookRequestError extends Error {
-  override name = 'WebhookRequestError'
-}
 
 export function parseFieldAssignment(text: string): [string, string] {
   const equals = text.indexOf('=')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { describeErrorBody } from './api-error.ts'
 import { ingressWebhookUrl } from './ingress-url.ts'
+import { describeErrorBody } from './platform-errors.ts'
 import { webhookIdOf, webhookRequestBody } from './webhook-request.ts'
 
 describe('webhookRequestBody', () => {

@@ -1,3 +1,16 @@
+import { ClusterDdlError } from './clickhouse-errors.ts'
+import {
+  type Catalog,
+  type ClusterLayout,
+  everywhereArguments,
+  localSuffix,
+  replicableEngines,
+  replicatedArguments,
+  shardingKey,
+  type TableKind,
+} from './cluster-ddl-layout.ts'
+import { closingParen, codeMask, excerpt, splitTopLevel, withoutSettings } from './cluster-ddl-text.ts'
+
 // Cluster mode (CLICKHOUSE_CLUSTER): the migrations' single-server DDL rewritten, statement by
 // statement, into DDL for a sharded and replicated ClickHouse cluster. Pure: text in, text out, so
 // every generated statement can be parsed by the engine in unit tests (EXPLAIN AST).
@@ -15,114 +28,10 @@
 //
 // A statement of a kind this file does not know is refused with a ClusterDdlError: wrong DDL is
 // never emitted silently. Migrations name their tables `{database}.name`; that is what is rewritten.
-
-export interface ClusterLayout {
-  /** Cluster name of the servers' remote_servers configuration. */
-  cluster: string
-  database: string
-}
-
-export class ClusterDdlError extends Error {
-  override name = 'ClusterDdlError'
-}
-
-/**
- * What a name of the migrations is in the cluster: `sharded`, a table with a session_id column
- * (<name>_local on every shard, a Distributed table under the name); `replicated`, a table without
- * one (small bookkeeping such as an audit: the whole table on every node, one Keeper path for all,
- * read and written under its own name); or a view.
- */
-export type TableKind = 'sharded' | 'replicated' | 'view' | 'materialized-view'
-export type Catalog = ReadonlyMap<string, TableKind>
-
-export const localSuffix = '_local'
-/** The sharding key: a column every table of the pipeline has, the Kafka key of its rows. */
-export const shardingKey = 'cityHash64(session_id)'
-/**
- * Replicated engine arguments. {uuid} (the table's own, the same on every node of an ON CLUSTER
- * create) keeps the Keeper path right across EXCHANGE and RENAME, which move names, not paths.
- */
-export const replicatedArguments = "'/clickhouse/tables/{uuid}/{shard}', '{replica}'"
-/** A table on every node: one path for the whole cluster, a replica name unique in it. */
-export const everywhereArguments = "'/clickhouse/tables/{uuid}/all', '{shard}-{replica}'"
+// The names and engine arguments are cluster-ddl-layout.ts's, the reading of SQL text
+// cluster-ddl-text.ts's; here, per statement, what its cluster form is.
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
-const replicableEngines = new Set([
-  'MergeTree',
-  'ReplacingMergeTree',
-  'SummingMergeTree',
-  'AggregatingMergeTree',
-  'CollapsingMergeTree',
-  'VersionedCollapsingMergeTree',
-])
-
-/**
- * The statement with string literals, quoted identifiers and comments blanked (same length), so that
- * keywords and names are found only where they are code. With `depth`, text inside parentheses too.
- */
-export function codeMask(text: string, depth = false): string {
-  let out = ''
-  let level = 0
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!
-    if (char === "'" || char === '"' || char === '`') {
-      let end = i + 1
-      while (end < text.length && text[end] !== char) end += text[end] === '\\' ? 2 : 1
-      end = Math.min(end, text.length - 1)
-      out += ' '.repeat(end - i + 1)
-      i = end
-      continue
-    }
-    if (char === '-' && text[i + 1] === '-') {
-      const newline = text.indexOf('\n', i)
-      const end = newline < 0 ? text.length : newline
-      out += ' '.repeat(end - i)
-      i = end - 1
-      continue
-    }
-    if (char === ')') level--
-    out += depth && level > 0 ? ' ' : char
-    if (char === '(') level++
-  }
-  return out
-}
-
-/** Index of the parenthesis that closes the one at `open`. */
-function closingParen(text: string, open: number): number {
-  const mask = codeMask(text)
-  let level = 0
-  for (let i = open; i < mask.length; i++) {
-    if (mask[i] === '(') level++
-    if (mask[i] === ')' && --level === 0) return i
-  }
-  throw new ClusterDdlError(`unbalanced parentheses in: ${excerpt(text)}`)
-}
-
-/** The parts of a text between top-level commas. */
-function splitTopLevel(text: string): string[] {
-  const mask = codeMask(text, true)
-  const parts: string[] = []
-  let start = 0
-  for (let i = 0; i < mask.length; i++)
-    if (mask[i] === ',') {
-      parts.push(text.slice(start, i).trim())
-      start = i + 1
-    }
-  parts.push(text.slice(start).trim())
-  return parts.filter((part) => part !== '')
-}
-
-const excerpt = (statement: string) => statement.replace(/\s+/g, ' ').slice(0, 120)
-
-/** A text with its trailing top-level SETTINGS clause apart (query settings, not MODIFY SETTING). */
-function withoutSettings(text: string): { body: string; settings: string | undefined } {
-  const match = /\bSETTINGS\s+(?!\()/gi
-  const mask = codeMask(text, true)
-  let found: number | undefined
-  for (let m = match.exec(mask); m; m = match.exec(mask)) found = m.index
-  if (found === undefined) return { body: text.trim(), settings: undefined }
-  return { body: text.slice(0, found).trim(), settings: text.slice(found + 'SETTINGS'.length).trim() }
-}
 
 /**
  * Translates a sequence of migration statements, one at a time, remembering what each created: the

@@ -3,15 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type Catalog,
-  ClusterDdl,
-  ClusterDdlError,
-  clusterMigrationStatements,
-  shardingKey,
-} from './clickhouse-cluster-ddl.ts'
+import { ClusterDdl, clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
+import { ClusterDdlError } from './clickhouse-errors.ts'
 import { loadMigrations, migrationBookkeeping } from './clickhouse-migrations.ts'
 import { clusterRetentionStatements } from './clickhouse-retention.ts'
+import { type Catalog, shardingKey } from './cluster-ddl-layout.ts'
 
 const layout = { cluster: 'va_cluster', database: 'voice_analytics' }
 const db = layout.database

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from './clickhouse.ts'
-import { ClusterDdlError, clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
+import { clusterMigrationStatements } from './clickhouse-cluster-ddl.ts'
+import { ClusterDdlError, MigrationError } from './clickhouse-errors.ts'
+import { everywhereArguments } from './cluster-ddl-layout.ts'
 
 // Versioned ClickHouse migrations: schemas/clickhouse/migrations/NNNN_name.sql, applied in order
 // and recorded in <database>.schema_migrations. Every statement is idempotent (IF NOT EXISTS), so
@@ -16,10 +18,6 @@ export interface Migration {
   name: string
   checksum: string
   statements: string[]
-}
-
-export class MigrationError extends Error {
-  override name = 'MigrationError'
 }
 
 const fileName = /^(\d{4})_([a-z0-9_]+)\.sql$/
@@ -87,7 +85,7 @@ export function migrationBookkeeping(database: string, cluster?: string): string
   return [
     `CREATE DATABASE IF NOT EXISTS ${database} ON CLUSTER ${cluster}`,
     `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations ON CLUSTER ${cluster} ${columns}
-      ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{uuid}/all', '{shard}-{replica}') ORDER BY version`,
+      ENGINE = ReplicatedReplacingMergeTree(${everywhereArguments}) ORDER BY version`,
   ]
 }
 

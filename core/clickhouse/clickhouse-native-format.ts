@@ -1,3 +1,5 @@
+import { NativeValueError } from './clickhouse-errors.ts'
+
 // Rows to one block of ClickHouse's Native format, the input the engine reads cheapest: each column
 // as it lies in memory (fixed-width little-endian numbers, length-prefixed strings, a null map before
 // a Nullable column, cumulative offsets before an array's elements), so the engine parses nothing and
@@ -49,15 +51,6 @@ export interface NativeColumn {
 /** ClickHouse's codes for a value its column cannot hold (clickhouse-errors.ts: the data's fault). */
 const typeMismatch = 53
 const valueOutOfRange = 321
-
-export class NativeValueError extends Error {
-  override name = 'NativeValueError'
-  readonly code: number
-  constructor(message: string, code: number) {
-    super(message)
-    this.code = code
-  }
-}
 
 const twoTo32 = 4_294_967_296
 

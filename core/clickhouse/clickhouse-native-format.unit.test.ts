@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { classifyClickHouseError } from '../../services/worker/write/clickhouse-errors.ts'
-import { type NativeColumn, NativeValueError, nativeBlockEncoder } from './clickhouse-native-format.ts'
+import { classifyClickHouseError, NativeValueError } from './clickhouse-errors.ts'
+import { type NativeColumn, nativeBlockEncoder } from './clickhouse-native-format.ts'
 
 // The Native block, byte by byte, against a second and deliberately naive writer (Buffer.concat,
 // BigInt): every type the tables use, nulls, unicode, empty arrays and maps, Float64 to the bit

@@ -4,13 +4,10 @@ import {
   createClickHouse,
   describeClickHouse,
 } from './clickhouse.ts'
+import { ClickHouseBusyError } from './clickhouse-errors.ts'
 
 // Opening ClickHouse from a command line tool: an embedded data directory that another process
 // owns (a worker, `npm run dev`) is refused by chDB with "Cannot lock file"; say what to do instead.
-export class ClickHouseBusyError extends Error {
-  override name = 'ClickHouseBusyError'
-}
-
 export function openClickHouse(settings: ClickHouseSettings, whatInstead: string): ClickHouseClient {
   try {
     return createClickHouse(settings)

@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from './clickhouse.ts'
+import { ReadOnlyQueryRefused } from './clickhouse-errors.ts'
 import {
   checkFormatName,
   type FunctionCatalog,
   type FunctionEntry,
   parseExplainAst,
-  ReadOnlyQueryRefused,
   readOnlyRefusal,
 } from './read-only-sql-check.ts'
 
@@ -15,7 +15,6 @@ import {
 // for good). final = 1 reads every ReplacingMergeTree table as if with FINAL, so a naive count
 // counts each row once. Before running, the query is checked on the engine's own parse
 // (read-only-sql-check.ts), and what runs is the engine's formatting of what was checked.
-export { ReadOnlyQueryRefused }
 
 export interface ReadOnlyQuery {
   sql: string

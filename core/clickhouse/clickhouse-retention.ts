@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from './clickhouse.ts'
-import { ClusterDdl, localSuffix } from './clickhouse-cluster-ddl.ts'
+import { ClusterDdl } from './clickhouse-cluster-ddl.ts'
+import { localSuffix } from './cluster-ddl-layout.ts'
 
 // Retention is configuration (CLICKHOUSE_TTL_DAYS, CLICKHOUSE_ROLLUP_TTL_DAYS for the worker;
 // --ttl-days, --rollup-ttl-days for `migrate` and `replay`), not a migration: each table's TTL is

@@ -1,3 +1,5 @@
+import { ReadOnlyQueryRefused } from './clickhouse-errors.ts'
+
 // Analysts' SQL may read the pipeline's tables and nothing else: no files, no network, no other
 // databases, no writes. The engine's `readonly = 1` already refuses writes, DDL, settings changes
 // and table functions that read files or the network (file, url, s3, remote, ...), but not the
@@ -5,10 +7,6 @@
 // So every query is also checked on the engine's own parse (EXPLAIN AST) against allowlists:
 // the statement kinds, the table functions, and the functions (by the engine's own categories).
 // Pure: the AST text and the function catalog come from the engine; the decision is made here.
-
-export class ReadOnlyQueryRefused extends Error {
-  override name = 'ReadOnlyQueryRefused'
-}
 
 export interface AstLine {
   depth: number

@@ -1,4 +1,10 @@
 import { headersBytes, type MessageHeaders } from '../../core/kafka/message-headers.ts'
+import {
+  BatchRefusedBySizeError,
+  MessageTooLargeError,
+  PublishTimeoutError,
+  QueueFullError,
+} from './ingress-errors.ts'
 
 // Many concurrent webhooks become few Kafka requests ("group commit"): while `maxInFlight`
 // batches await their acknowledgement, new messages queue up, and each time a batch settles
@@ -27,23 +33,6 @@ export interface TopicMessages {
 
 /** Sends one batch and resolves once Kafka acknowledged all of it. */
 export type SendBatch = (topicMessages: TopicMessages[]) => Promise<void>
-
-/** Waited in the queue longer than the publish timeout; taken out, never sent. */
-export class PublishTimeoutError extends Error {
-  override name = 'PublishTimeoutError'
-}
-/** The queue was full; never queued. */
-export class QueueFullError extends Error {
-  override name = 'QueueFullError'
-}
-/** Larger than the topic takes; never sent. */
-export class MessageTooLargeError extends Error {
-  override name = 'MessageTooLargeError'
-}
-/** Kafka refused a batch of several messages by size after all (its limit changed under us): retry. */
-export class BatchRefusedBySizeError extends Error {
-  override name = 'BatchRefusedBySizeError'
-}
 
 export interface BatchingProducerOptions {
   lingerMs: number

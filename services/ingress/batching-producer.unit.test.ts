@@ -2,14 +2,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   BatchingProducer,
   type BatchingProducerOptions,
-  BatchRefusedBySizeError,
-  MessageTooLargeError,
   messageBytes,
   type OutgoingMessage,
-  PublishTimeoutError,
-  QueueFullError,
   type TopicMessages,
 } from './batching-producer.ts'
+import {
+  BatchRefusedBySizeError,
+  MessageTooLargeError,
+  PublishTimeoutError,
+  QueueFullError,
+} from './ingress-errors.ts'
 
 // The queue's decisions, with Kafka's side played by a batch sender the test settles by hand.
 const sizeRefusal = Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' })

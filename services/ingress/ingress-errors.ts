@@ -1,6 +1,26 @@
 import type { Problem } from '../../core/event/event-validation.ts'
 
-// The ingress's error answers: one shape, `{ error, message, details? }`, for every status.
+// The ingress's errors: the batching producer's refusals of a message (batching-producer.ts;
+// publish-failure.ts turns them into answers), and the answers themselves.
+
+/** Waited in the queue longer than the publish timeout; taken out, never sent. */
+export class PublishTimeoutError extends Error {
+  override name = 'PublishTimeoutError'
+}
+/** The queue was full; never queued. */
+export class QueueFullError extends Error {
+  override name = 'QueueFullError'
+}
+/** Larger than the topic takes; never sent. */
+export class MessageTooLargeError extends Error {
+  override name = 'MessageTooLargeError'
+}
+/** Kafka refused a batch of several messages by size after all (its limit changed under us): retry. */
+export class BatchRefusedBySizeError extends Error {
+  override name = 'BatchRefusedBySizeError'
+}
+
+/** An error answer: one shape, `{ error, message, details? }`, for every status. */
 export class HttpError extends Error {
   override name = 'HttpError'
   readonly statusCode: number

@@ -1,11 +1,12 @@
 import { describeKafkaError, isMessageTooLarge } from '../../core/kafka/kafka-errors.ts'
 import {
   BatchRefusedBySizeError,
+  HttpError,
   MessageTooLargeError,
   PublishTimeoutError,
   QueueFullError,
-} from './batching-producer.ts'
-import { HttpError, unavailable } from './ingress-errors.ts'
+  unavailable,
+} from './ingress-errors.ts'
 
 // A publish that failed, as the answer the platform gets: nearly always 503 + Retry-After
 // (it retries; what was refused is never sent later by the ingress, though a broker that died

@@ -3,7 +3,8 @@ import {
   createClickHouse,
   describeClickHouse,
 } from '../../core/clickhouse/clickhouse.ts'
-import { MigrationError, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
+import { MigrationError } from '../../core/clickhouse/clickhouse-errors.ts'
+import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { applyRetention } from '../../core/clickhouse/clickhouse-retention.ts'
 import { createSchemaRegistry } from '../../core/event/event-codec.ts'
 import { createKafkaAdmin, ensureTopics, topicMessageLimits } from '../../core/kafka/kafka-admin.ts'

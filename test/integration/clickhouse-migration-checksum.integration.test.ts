@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  loadMigrations,
-  MigrationError,
-  parseMigration,
-  runMigrations,
-} from '../../core/clickhouse/clickhouse-migrations.ts'
+import { MigrationError } from '../../core/clickhouse/clickhouse-errors.ts'
+import { loadMigrations, parseMigration, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { prepareClickHouse } from '../../services/worker/worker.ts'
 import { logSink } from '../support/log-sink.ts'

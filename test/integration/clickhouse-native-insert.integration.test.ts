@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertFileDir } from '../../core/clickhouse/chdb-insert-files.ts'
 import { type ClickHouseClient, insertNativeBlock } from '../../core/clickhouse/clickhouse.ts'
+import { classifyClickHouseError } from '../../core/clickhouse/clickhouse-errors.ts'
 import { type NativeColumn, nativeBlockEncoder } from '../../core/clickhouse/clickhouse-native-format.ts'
-import { classifyClickHouseError } from '../../services/worker/write/clickhouse-errors.ts'
 import { embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
 
 // The Native route into embedded chDB (INSERT ... FROM INFILE, clickhouse.ts): every wire type the

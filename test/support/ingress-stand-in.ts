@@ -8,14 +8,14 @@ import type { PiiRedaction } from '../../core/privacy/pii/pii-settings.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
+import type { OutgoingMessage } from '../../services/ingress/batching-producer.ts'
+import { buildIngressApp, webhookRoute } from '../../services/ingress/ingress-app.ts'
 import {
   BatchRefusedBySizeError,
   MessageTooLargeError,
-  type OutgoingMessage,
   PublishTimeoutError,
   QueueFullError,
-} from '../../services/ingress/batching-producer.ts'
-import { buildIngressApp, webhookRoute } from '../../services/ingress/ingress-app.ts'
+} from '../../services/ingress/ingress-errors.ts'
 import { createIngressMetrics } from '../../services/ingress/ingress-metrics.ts'
 import { logSink } from './log-sink.ts'
 

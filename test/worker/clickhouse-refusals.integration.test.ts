@@ -19,7 +19,7 @@ import {
   waitFor,
 } from './worker-test-support.ts'
 
-// ClickHouse refusing a write, for each class of clickhouse-errors.ts that is not transient
+// ClickHouse refusing a write, for each class of core/clickhouse/clickhouse-errors.ts that is not transient
 // (transient: clickhouse-outage.integration.test.ts), on real embedded chDB:
 // - shape: none left to provoke — a backfill spread over more months than max_partitions_per_insert_block
 //   (100), which ClickHouse refused before #30 and the worker then split by partition, is stored in

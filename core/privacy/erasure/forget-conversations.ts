@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../../clickhouse/clickhouse.ts'
-import { localSuffix } from '../../clickhouse/clickhouse-cluster-ddl.ts'
+import { localSuffix } from '../../clickhouse/cluster-ddl-layout.ts'
 import { recomputeLatencyHours, storedLatencyHours } from '../../clickhouse/latency-hour-rollup.ts'
 import {
   type ErasureSelector,

@@ -11,8 +11,9 @@ import { messagesDigest } from '../write/insert-token.ts'
 import { BatchSlots, batchBytes } from './batch-slots.ts'
 import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
 import { type BatchTicket, CommitTracker } from './commit-tracker.ts'
+import { DependencyError } from './consume-errors.ts'
 import { isTooLarge, publishDeadLetters } from './dead-letter-publish.ts'
-import { type DecodeDeps, DependencyError, decodeMessage } from './decode-message.ts'
+import { type DecodeDeps, decodeMessage } from './decode-message.ts'
 import type { Decoded, Poisoned, Stored, Transformed } from './message-outcome.ts'
 
 // One partition batch, start to commit, as explicit steps over one outcome per message

@@ -180,4 +180,31 @@ describe('createBatchProcessor', () => {
     await settled(() => commits.length >= 3)
     for (const commit of commits) commit.settle()
   })
+
+  it('waits for a registry that does not answer (a DependencyError, by class), then goes on with the batch', async () => {
+    let decodes = 0
+    const commits: string[] = []
+    const processor = createBatchProcessor(
+      poisonDeps({
+        decoder: {
+          decode: () => {
+            decodes++
+            // First the registry's 503 (decodeMessage makes it a DependencyError), then poison.
+            throw decodes === 1
+              ? Object.assign(new Error('Service Unavailable'), { status: 503 })
+              : new Error('not avro')
+          },
+          registryHoldsSubject: async () => true,
+        },
+        backoff: { baseMs: 1, maxMs: 1 },
+        commit: async (_topic, _partition, offset) => {
+          commits.push(offset)
+        },
+      }),
+    )
+    await processor.eachBatch(batchAt(0, 100))
+    await processor.drain()
+    expect(decodes).toBe(2)
+    expect(commits).toEqual(['101'])
+  })
 })

@@ -1,5 +1,6 @@
 import { wireHeaderBytes } from '../../../core/event/event-codec.ts'
 import type { AvroRecord } from '../../../core/event/event-record.ts'
+import { DependencyError, WireFormatError } from './consume-errors.ts'
 import type { PoisonReason } from './dead-letter.ts'
 import type { Decoded, Poisoned, Received } from './message-outcome.ts'
 
@@ -10,15 +11,6 @@ import type { Decoded, Poisoned, Received } from './message-outcome.ts'
 // answer — down, 5xx, or a 404 while it does not hold the event's subject either (a wrong path,
 // a gateway's 404, an empty registry) — is a DependencyError: the batch waits, nothing is committed.
 // The decode step of a batch: its outcome is the message decoded, or poison (message-outcome.ts).
-
-export class DependencyError extends Error {
-  override name = 'DependencyError'
-}
-
-/** Bytes that do not start with the Confluent wire format's magic byte 0. */
-export class WireFormatError extends Error {
-  override name = 'WireFormatError'
-}
 
 interface RegistryError {
   name?: string

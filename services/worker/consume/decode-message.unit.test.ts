@@ -6,7 +6,8 @@ import { wireEncoder } from '../../../core/event/event-codec.ts'
 import { toAvroRecord } from '../../../core/event/event-record.ts'
 import { eventAvroSchema } from '../../../core/event/event-schema.ts'
 import type { KafkaMessage } from '../../../core/kafka/kafka.ts'
-import { cachedSchemaDecoder, classifyDecodeError, DependencyError, decodeMessage } from './decode-message.ts'
+import { DependencyError } from './consume-errors.ts'
+import { cachedSchemaDecoder, classifyDecodeError, decodeMessage } from './decode-message.ts'
 
 // The decision "poison or wait for the registry", on the errors the registry client throws.
 const notFound = Object.assign(new Error('Schema Registry - Schema not found'), {

@@ -1,3 +1,4 @@
+import { classifyClickHouseError } from '../../../core/clickhouse/clickhouse-errors.ts'
 import type { BackoffSettings } from '../../../core/runtime/backoff.ts'
 import type { Logger } from '../../../core/runtime/logger.ts'
 import { retryUntil } from '../../../core/runtime/retry-until.ts'
@@ -5,7 +6,6 @@ import type { ProgressWatch } from '../observe/progress-watch.ts'
 import type { WorkerMetrics } from '../observe/worker-metrics.ts'
 import type { TableRows } from '../transform/table-rows.ts'
 import { type MessageRows, mergeRows } from './batch-rows.ts'
-import { classifyClickHouseError } from './clickhouse-errors.ts'
 import type { TableWrite } from './clickhouse-insert.ts'
 import { insertToken, type OffsetRange } from './insert-token.ts'
 import { offsetRanges, splitByPartition } from './write-split.ts'
@@ -17,7 +17,7 @@ import { offsetRanges, splitByPartition } from './write-split.ts'
 // every waiting batch fails and commits nothing). A write refused for its shape (e.g. more
 // partitions than max_partitions_per_insert_block) is split by partition, then by message; one
 // refused for its data is written message by message. The messages ClickHouse still refuses on
-// their own come back for the DLQ (clickhouse-errors.ts says which error is which).
+// their own come back for the DLQ (core/clickhouse/clickhouse-errors.ts says which error is which).
 export interface Rejected {
   entry: MessageRows
   error: string

@@ -1,3 +1,37 @@
+// The errors of the ClickHouse concern, in one place: those core/clickhouse throws (classes,
+// recognised by instanceof, or by `code` where ClickHouse's own code is meant), and what an error
+// of the server is for the worker's write (classifyClickHouseError below).
+
+/** A migration statement the cluster form does not know: wrong DDL is never emitted silently. */
+export class ClusterDdlError extends Error {
+  override name = 'ClusterDdlError'
+}
+
+/** The migrations cannot run as they are (a misnamed or changed file, a refused statement): no retry helps. */
+export class MigrationError extends Error {
+  override name = 'MigrationError'
+}
+
+/** A value its Native column cannot hold; `code` is ClickHouse's code for it (data, below). */
+export class NativeValueError extends Error {
+  override name = 'NativeValueError'
+  readonly code: number
+  constructor(message: string, code: number) {
+    super(message)
+    this.code = code
+  }
+}
+
+/** The embedded data directory is held by another process (a worker, `npm run dev`). */
+export class ClickHouseBusyError extends Error {
+  override name = 'ClickHouseBusyError'
+}
+
+/** Analysts' SQL that is not a read of the pipeline's tables (read-only-sql-check.ts). */
+export class ReadOnlyQueryRefused extends Error {
+  override name = 'ReadOnlyQueryRefused'
+}
+
 // Why a ClickHouse insert failed decides what the worker does with the write:
 // - transient: the server, the network or the operator's setup (down, timeouts, too many parts
 //   waiting for merges, a missing table, refused credentials) — retry with backoff, consumption

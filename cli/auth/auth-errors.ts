@@ -15,6 +15,11 @@ export class LoginRequiredError extends AuthError {
   }
 }
 
+/** The stored tokens of an environment cannot be read (token-store.ts). */
+export class TokenFileError extends Error {
+  override name = 'TokenFileError'
+}
+
 export function oauthErrorCode(error: unknown): string | undefined {
   if (error instanceof ResponseBodyError || error instanceof AuthorizationResponseError) return error.error
   return undefined

@@ -1,5 +1,6 @@
-// An answer of the platform API that is not a success, worded with what the body tells: the
-// error body shape is not documented (spec §7), so the common ones are read.
+// The errors of talking to the platform: an answer of its API that is not a success, worded with
+// what the body tells (the error body shape is not documented, spec §7, so the common ones are
+// read), and what the command line asks of it that cannot be sent.
 
 export class ApiError extends Error {
   override name = 'ApiError'
@@ -10,6 +11,16 @@ export class ApiError extends Error {
     )
     this.status = status
   }
+}
+
+/** --url (and the token it gets) cannot be the webhook's URL (ingress-url.ts). */
+export class IngressUrlError extends Error {
+  override name = 'IngressUrlError'
+}
+
+/** The webhook to register cannot be built from --field and --body-json (webhook-request.ts). */
+export class WebhookRequestError extends Error {
+  override name = 'WebhookRequestError'
 }
 
 /** "code: description" from an OAuth-style, RFC 9457 problem or {code, message} body; else its text. */
