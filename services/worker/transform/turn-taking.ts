@@ -2,7 +2,9 @@ import { percentileOfSorted } from './latency-percentiles.ts'
 
 // How the conversation went, from who spoke when: talk time per side, silences, barge-ins,
 // cut-ins, overlap, the agent's first word and its response gaps (#31). Pure: the worker stores
-// what this returns with the conversation; docs/metrics.md defines each figure.
+// what this returns with the conversation; docs/metrics.md defines each figure. Speech the metric
+// flags mark impossible (reversed, outside the conversation: metric-quality.ts) is left out before
+// it gets here; what only the whole conversation shows is left out here.
 
 export type Side = 'agent' | 'caller'
 
@@ -17,10 +19,9 @@ export interface Speech {
   e2eLatencyMs?: number | undefined
 }
 
-/** The call's own times, each when known: start_time, start_time + duration, agent_joined_at. */
+/** When the agent could first speak, each when known: start_time, agent_joined_at. */
 export interface CallTimes {
   startMs?: number | undefined
-  endMs?: number | undefined
   agentJoinedMs?: number | undefined
 }
 
@@ -34,9 +35,7 @@ export interface TurnTakingSettings {
 /** Why a speech was left out of every figure. */
 export interface LeftOut {
   noStop: number
-  stopBeforeStart: number
   overlapsItsSide: number
-  outsideCall: number
 }
 
 export interface TurnTaking {
@@ -79,7 +78,7 @@ export function turnTaking(
   call: CallTimes,
   settings: TurnTakingSettings,
 ): { figures: TurnTaking | null; leftOut: LeftOut } {
-  const { intervals, leftOut } = measurable(speech, call)
+  const { intervals, leftOut } = measurable(speech)
   return { figures: intervals.length === 0 ? null : figuresOf(intervals, call, settings), leftOut }
 }
 
@@ -127,20 +126,14 @@ function figuresOf(
 
 /**
  * The speeches that can be measured, in order of start, and why the others were left out: no
- * stop, a stop before the start, outside the call, or starting before the same side's previous
- * speech stopped (one side cannot speak twice at once; the later speech is the one left out).
+ * stop, or starting before the same side's previous speech stopped (one side cannot speak twice
+ * at once; the later speech is the one left out).
  */
-function measurable(speech: readonly Speech[], call: CallTimes): { intervals: Interval[]; leftOut: LeftOut } {
-  const leftOut: LeftOut = { noStop: 0, stopBeforeStart: 0, overlapsItsSide: 0, outsideCall: 0 }
+function measurable(speech: readonly Speech[]): { intervals: Interval[]; leftOut: LeftOut } {
+  const leftOut: LeftOut = { noStop: 0, overlapsItsSide: 0 }
   const candidates: Interval[] = []
   for (const s of speech) {
     if (s.stopMs === undefined) leftOut.noStop++
-    else if (s.stopMs < s.startMs) leftOut.stopBeforeStart++
-    else if (
-      (call.startMs !== undefined && s.startMs < call.startMs) ||
-      (call.endMs !== undefined && s.stopMs > call.endMs)
-    )
-      leftOut.outsideCall++
     else
       candidates.push({
         side: s.side,

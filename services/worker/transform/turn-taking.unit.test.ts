@@ -15,7 +15,7 @@ const caller = (startMs: number, stopMs: number | undefined): Speech => ({
   stopMs,
   interrupted: false,
 })
-const noneLeftOut = { noStop: 0, stopBeforeStart: 0, overlapsItsSide: 0, outsideCall: 0 }
+const noneLeftOut = { noStop: 0, overlapsItsSide: 0 }
 
 describe('turnTaking, worked out by hand', () => {
   it('a barge-in yielded to, one not, a cut-in, back-to-back agent speech and dead air', () => {
@@ -27,7 +27,7 @@ describe('turnTaking, worked out by hand', () => {
       caller(12_800, 14_000), // barge-in, not yielded: overlap 200
       agent(13_500, 15_000, { e2eLatencyMs: 1_200 }), // cut-in, response gap -500: disagrees with 1,200
     ]
-    expect(turnTaking(speech, { startMs: 0, endMs: 20_000, agentJoinedMs: 500 }, settings)).toEqual({
+    expect(turnTaking(speech, { startMs: 0, agentJoinedMs: 500 }, settings)).toEqual({
       figures: {
         agentTalkMs: 3_000 + 2_200 + 500 + 1_500,
         callerTalkMs: 2_500 + 1_200,
@@ -67,19 +67,16 @@ describe('turnTaking, worked out by hand', () => {
     })
   })
 
-  it('leaves out what cannot be measured, each kind counted, and measures the rest', () => {
+  it('leaves out speech without a stop, and speech that starts while its side still speaks', () => {
     const speech = [
       agent(1_000, 3_000),
       agent(2_000, 4_000), // starts while the agent still speaks: left out
       caller(3_000, undefined), // no stop
-      caller(5_000, 4_000), // stop before start
-      caller(-100, 500), // starts before the call
-      agent(9_000, 10_500), // ends after the call
       caller(5_000, 6_000),
     ]
-    expect(turnTaking(speech, { startMs: 0, endMs: 10_000 }, settings)).toMatchObject({
+    expect(turnTaking(speech, { startMs: 0 }, settings)).toMatchObject({
       figures: { agentTalkMs: 2_000, callerTalkMs: 1_000, silenceMs: 2_000, responseTurns: 0 },
-      leftOut: { noStop: 1, stopBeforeStart: 1, overlapsItsSide: 1, outsideCall: 2 },
+      leftOut: { noStop: 1, overlapsItsSide: 1 },
     })
   })
 
