@@ -95,8 +95,11 @@ export function startTopicReader(
       topic,
     )
     if (!metadata) throw new Error(`no metadata for topic ${topic}`)
+    const byLeader = partitionsByLeader(metadata, at)
+    // Retried after a pause with fresh metadata, like a failed fetch (not a busy loop meanwhile).
+    if (byLeader.size === 0) throw new Error(`no partition of ${topic} to read has a leader`)
     await Promise.all(
-      [...partitionsByLeader(metadata, at)].map(async ([node, requested]) => {
+      [...byLeader].map(async ([node, requested]) => {
         const response = await fetchFromLeader(consumer, node, metadata.id, requested, limits)
         for (const topicResponse of response.responses) {
           if (topicResponse.topicId !== metadata.id) continue
