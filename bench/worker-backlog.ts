@@ -5,8 +5,9 @@ import { dirname, join, resolve } from 'node:path'
 import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../core/event/event-codec.ts'
-import { createKafka, ensureTopics, type Kafka } from '../core/kafka/kafka.ts'
-import { createLogger } from '../core/runtime/logger.ts'
+import { ensureTopics, withKafkaAdmin } from '../core/kafka/kafka-admin.ts'
+import { createBatchProducer } from '../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../core/kafka/kafka-settings.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 import { workerEnv } from '../test/worker/worker-test-support.ts'
 import { messageBytes } from './bench-conversations.ts'
@@ -17,33 +18,23 @@ import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
 // while the bench scrapes its metrics: shared by `npm run bench:worker` and the A/B drain of two
 // checkouts (bench/experiments/worker-drain-ab.ts).
 /** The stack's Kafka (as `clientId`) and the registry's codec, as the worker benchmarks publish with. */
-export async function benchKafkaAndCodec(clientId: string): Promise<{ kafka: Kafka; codec: EventCodec }> {
-  const kafka = createKafka({ brokers: kafkaBrokers(), clientId }, createLogger('bench', 'warn'))
+export async function benchKafkaAndCodec(
+  clientId: string,
+): Promise<{ kafka: KafkaSettings; codec: EventCodec }> {
+  const kafka = { brokers: kafkaBrokers(), clientId }
   return { kafka, codec: await createEventCodec(createSchemaRegistry(schemaRegistryUrl())) }
 }
 
-export async function createBacklogTopic(kafka: Kafka, name: string): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await ensureTopics(admin, [{ topic: name, numPartitions: 6 }])
-  } finally {
-    await admin.disconnect()
-  }
+export async function createBacklogTopic(kafka: KafkaSettings, name: string): Promise<void> {
+  await withKafkaAdmin(kafka, (admin) => ensureTopics(admin, [{ topic: name, numPartitions: 6 }]))
 }
 
-export async function deleteBacklogTopic(kafka: Kafka, name: string): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await admin.deleteTopics({ topics: [name] }).catch(() => {})
-  } finally {
-    await admin.disconnect()
-  }
+export async function deleteBacklogTopic(kafka: KafkaSettings, name: string): Promise<void> {
+  await withKafkaAdmin(kafka, (admin) => admin.deleteTopics({ topics: [name] }).catch(() => {}))
 }
 
 export async function fillBacklog(options: {
-  kafka: Kafka
+  kafka: KafkaSettings
   codec: EventCodec
   /** The index-th conversation of the backlog. */
   conversation: (index: number) => ConversationCompleteEvent
@@ -51,8 +42,8 @@ export async function fillBacklog(options: {
   count: number
 }): Promise<{ seconds: number; avroKb: number }> {
   const { kafka, codec, conversation, topic, count } = options
-  const producer = kafka.producer({ idempotent: true })
-  await producer.connect()
+  const producer = createBatchProducer(kafka)
+  await producer.connect([topic])
   const started = performance.now()
   let bytes = 0
   const inFlight: Promise<unknown>[] = []
@@ -63,11 +54,12 @@ export async function fillBacklog(options: {
     const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
     for (const value of values) bytes += value.length
     inFlight.push(
-      producer.send({
-        topic,
-        acks: -1,
-        messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-      }),
+      producer.sendBatch([
+        {
+          topic,
+          messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+        },
+      ]),
     )
     if (inFlight.length >= 4) await inFlight.shift()
   }
@@ -81,7 +73,7 @@ export async function fillBacklog(options: {
  * due by its end, whole events, also at 50/s); returns the rate reached.
  */
 export async function publishAtRate(options: {
-  kafka: Kafka
+  kafka: KafkaSettings
   codec: EventCodec
   conversation: (index: number) => ConversationCompleteEvent
   topic: string
@@ -89,8 +81,8 @@ export async function publishAtRate(options: {
   count: number
 }): Promise<number> {
   const { kafka, codec, conversation, topic, rate, count } = options
-  const producer = kafka.producer({ idempotent: true })
-  await producer.connect()
+  const producer = createBatchProducer(kafka)
+  await producer.connect([topic])
   const tick = 100
   const started = performance.now()
   let sent = 0
@@ -101,11 +93,12 @@ export async function publishAtRate(options: {
     const values = await Promise.all(events.map((event) => messageBytes(codec, event)))
     if (events.length > 0)
       sends.push(
-        producer.send({
-          topic,
-          acks: -1,
-          messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-        }),
+        producer.sendBatch([
+          {
+            topic,
+            messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+          },
+        ]),
       )
     sent += events.length
     const wait = started + (step + 1) * tick - performance.now()
@@ -199,7 +192,7 @@ export function reportProblems(what: string, output: string[]): void {
   const problems = output
     .join('')
     .split('\n')
-    .filter((line) => /"level":(40|50|60)/.test(line) && !/"component":"kafkajs"/.test(line))
+    .filter((line) => /"level":(40|50|60)/.test(line))
   if (problems.length > 0)
     console.error(`${what}: ${problems.length} warnings/errors, first:\n${problems.slice(0, 3).join('\n')}`)
 }

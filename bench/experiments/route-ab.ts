@@ -6,7 +6,7 @@ import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { createEventCodec, createSchemaRegistry } from '../../core/event/event-codec.ts'
 import type { AvroRecord } from '../../core/event/event-record.ts'
-import type { KafkaMessage } from '../../core/kafka/kafka.ts'
+import type { ConsumedMessage } from '../../core/kafka/partition-batches.ts'
 import { conversationRows, type Delivery } from '../../services/worker/transform/conversation-rows.ts'
 import { type MessageRows, mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
@@ -140,7 +140,7 @@ async function jsRoute(values: Buffer[]): Promise<void> {
     const record = (await registry.decode(value)) as AvroRecord
     entries.push({
       delivery,
-      message: message as unknown as KafkaMessage,
+      message: message as unknown as ConsumedMessage,
       rows: conversationRows(record, delivery),
     })
   }

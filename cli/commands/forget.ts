@@ -1,7 +1,6 @@
 import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
-import { createKafka } from '../../core/kafka/kafka.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import {
   type ErasureAnswer,
@@ -16,7 +15,6 @@ import {
 } from '../../core/privacy/erasure/erasure-selector.ts'
 import type { ErasureAuditRow, ForgetReport } from '../../core/privacy/erasure/forget-conversations.ts'
 import { searchTopics } from '../../core/privacy/erasure/topic-search.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
 import { type Config, loadConfig } from '../../core/settings/env.ts'
 import { writeRouted } from '../dev-endpoint/clickhouse-route.ts'
 
@@ -111,12 +109,8 @@ export function registerForgetCommand(program: Command): void {
       const report = reportOf(await erasureCall(config, { ...request, dryRun: false }))
       process.stdout.write(`erasure ${report.erasureId}: removed\n${table(report.removed) || '  none'}\n`)
       process.stdout.write(`tables: ${report.verification}\n`)
-      const kafka = createKafka(
-        { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-forget` },
-        createLogger('forget', 'warn'),
-      )
       const found = await searchTopics(
-        kafka,
+        { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-forget` },
         [config.WORKER_DLQ_TOPIC, topics.quarantine],
         messageNeedles(selector, report.sessionIds, config.PII_HMAC_KEY),
       )

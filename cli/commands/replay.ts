@@ -1,6 +1,12 @@
 import type { Command } from 'commander'
 import { openClickHouse } from '../../core/clickhouse/clickhouse-open.ts'
-import { createKafka } from '../../core/kafka/kafka.ts'
+import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import {
+  committedOffsets,
+  offsetsAtTime,
+  partitionOffsets,
+  setCommittedOffsets,
+} from '../../core/kafka/kafka-offsets.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { startWorker } from '../../services/worker/worker.ts'
@@ -36,34 +42,27 @@ export function registerReplayCommand(program: Command): void {
     const logger = createLogger('replay', config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL)
     const topic = config.WORKER_TOPIC
     const groupId = `${config.WORKER_GROUP_ID}-replay-${Date.now()}`
-    const kafka = createKafka(
-      { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-replay` },
-      logger,
-    )
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      const ends = await admin.fetchTopicOffsets(topic)
-      const atTime = from.kind === 'time' ? await admin.fetchTopicOffsetsByTimestamp(topic, from.ms) : []
-      const ranges: PartitionRange[] = ends.map((end) => {
-        const found = atTime.find((entry) => entry.partition === end.partition)
-        const high = BigInt(end.high)
-        return {
-          partition: end.partition,
-          start: startOffset(from, BigInt(end.low), high, found ? BigInt(found.offset) : undefined),
-          end: high,
-        }
-      })
+    const kafka = { brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-replay` }
+    await withKafkaAdmin(kafka, async (admin) => {
+      const ends = await partitionOffsets(admin, topic)
+      const atTime =
+        from.kind === 'time' ? await offsetsAtTime(admin, topic, from.ms) : new Map<number, bigint>()
+      const ranges: PartitionRange[] = ends.map(({ partition, low, high }) => ({
+        partition,
+        start: startOffset(from, low, high, atTime.get(partition)),
+        end: high,
+      }))
       const { total } = replayTotals(ranges, new Map())
       if (total === 0n) {
         process.stdout.write(`nothing to replay on ${topic} from ${options.from}\n`)
         return
       }
-      await admin.setOffsets({
+      await setCommittedOffsets(
+        admin,
         groupId,
         topic,
-        partitions: ranges.map((range) => ({ partition: range.partition, offset: range.start.toString() })),
-      })
+        new Map(ranges.map((range) => [range.partition, range.start])),
+      )
       const clickhouse = openClickHouse(
         config,
         'stop it during the replay (the data directory has one owner)',
@@ -77,13 +76,7 @@ export function registerReplayCommand(program: Command): void {
       try {
         while (done < total) {
           await new Promise((resolve) => setTimeout(resolve, 500))
-          const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
-          const committed = new Map(
-            (offsets?.partitions ?? [])
-              .filter((partition) => partition.offset !== '-1')
-              .map((partition) => [partition.partition, BigInt(partition.offset)]),
-          )
-          done = replayTotals(ranges, committed).done
+          done = replayTotals(ranges, await committedOffsets(admin, groupId, topic)).done
           const line = progressLine(done, total, Number(done) / ((Date.now() - started) / 1000))
           process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}\n`)
         }
@@ -92,12 +85,10 @@ export function registerReplayCommand(program: Command): void {
         await worker.stop()
         await clickhouse.close()
       }
-      await admin.deleteGroups([groupId]).catch(() => {})
+      await admin.deleteGroups({ groups: [groupId] }).catch(() => {})
       process.stdout.write(
         `replayed ${total} messages of ${topic} from ${options.from} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       )
-    } finally {
-      await admin.disconnect()
-    }
+    })
   })
 }

@@ -3,15 +3,27 @@ import { hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import { maxMessageBytesConfig, type TopicSpec, topicsToCreate } from './topic-creation.ts'
 
-// The Kafka admin calls of the ingress and the worker (create their topics, read their message
-// limits, readiness) on @platformatic/kafka, the client their producers and the worker's consumer
-// use: with these neither loads kafkajs (~18 MB of resident memory). The CLI and the tests keep
-// the kafkajs versions in kafka.ts; both create topics from topicsToCreate.
+// The Kafka admin calls of the product (create the pipeline's topics, read their settings,
+// readiness) on @platformatic/kafka, the one Kafka client of the ingress, the worker, the CLI and
+// the tests. Offsets (a topic's, a group's) are in kafka-offsets.ts.
 
 export function createKafkaAdmin(settings: KafkaSettings): Admin {
   return new Admin({
     ...platformaticClientOptions(settings),
   })
+}
+
+/** Runs `use` with an admin of its own, closed afterwards: for the CLI's and the tests' few calls. */
+export async function withKafkaAdmin<T>(
+  settings: KafkaSettings,
+  use: (admin: Admin) => Promise<T>,
+): Promise<T> {
+  const admin = createKafkaAdmin(settings)
+  try {
+    return await use(admin)
+  } finally {
+    await admin.close()
+  }
 }
 
 /** Whether every partition of each topic has a leader (a new topic has none for a moment). */
@@ -28,8 +40,8 @@ async function leadersElected(admin: Admin, names: string[]): Promise<boolean> {
 
 /**
  * Creates the topics that do not exist yet (see topicsToCreate) and waits until their partitions
- * have leaders, as kafkajs's createTopics({ waitForLeaders }) does. A topic another process
- * created in the meantime counts as created.
+ * have leaders (a topic is used at once after). A topic another process created in the meantime
+ * counts as created.
  */
 export async function ensureTopics(
   admin: Admin,
@@ -57,20 +69,36 @@ export async function ensureTopics(
   }
 }
 
-/** The max.message.bytes of each topic as the broker applies it (its own or the broker's default). */
-export async function topicMessageLimits(admin: Admin, names: string[]): Promise<Map<string, number>> {
+/** The settings `configNames` of each topic as the broker applies them (its own or the broker's default). */
+export async function topicConfigs(
+  admin: Admin,
+  names: string[],
+  configNames: string[],
+): Promise<Map<string, Map<string, string>>> {
   const resources = await admin.describeConfigs({
     includeSynonyms: false,
     resources: names.map((name) => ({
       resourceType: ConfigResourceTypes.TOPIC,
       resourceName: name,
-      configurationKeys: [maxMessageBytesConfig],
+      configurationKeys: configNames,
     })),
   })
+  return new Map(
+    resources.map((resource) => [
+      resource.resourceName,
+      new Map(
+        resource.configs.flatMap((config) => (config.value == null ? [] : [[config.name, config.value]])),
+      ),
+    ]),
+  )
+}
+
+/** The max.message.bytes of each topic as the broker applies it (its own or the broker's default). */
+export async function topicMessageLimits(admin: Admin, names: string[]): Promise<Map<string, number>> {
   const limits = new Map<string, number>()
-  for (const resource of resources) {
-    const entry = resource.configs.find((config) => config.name === maxMessageBytesConfig)
-    if (entry?.value != null) limits.set(resource.resourceName, Number(entry.value))
+  for (const [name, configs] of await topicConfigs(admin, names, [maxMessageBytesConfig])) {
+    const value = configs.get(maxMessageBytesConfig)
+    if (value !== undefined) limits.set(name, Number(value))
   }
   return limits
 }

@@ -5,6 +5,12 @@ import { type GuardedCommit, guardedCommit } from './guarded-commit.ts'
 import { describeKafkaError, hasBrokerError } from './kafka-errors.ts'
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
+import {
+  type FetchLimits,
+  type FetchResponse,
+  fetchFromLeader,
+  partitionsByLeader,
+} from './partition-fetch.ts'
 
 // The worker's Kafka consumer on @platformatic/kafka (measured 1.88× kafkajs's fetch + decode rate,
 // bench/results/kafka-client.md). The library's message stream hands over one message at a time
@@ -24,16 +30,12 @@ import { type PartitionBatch, partitionBatch } from './partition-batches.ts'
 //   library's retry after a rejoin carries only partitions kept (guarded-commit.ts); a commit that
 //   carried nothing is reported as failed (the partition is read again from its last commit).
 
-export interface PartitionConsumerOptions {
+export interface PartitionConsumerOptions extends FetchLimits {
   settings: KafkaSettings
   groupId: string
   topic: string
   sessionTimeoutMs: number
   heartbeatIntervalMs: number
-  maxBytesPerPartition: number
-  maxBytes: number
-  minBytes: number
-  maxWaitMs: number
   /** The wait before the n-th retry of a failed fetch or join. */
   retryDelayMs: (attempt: number) => number
   logger: Logger
@@ -70,8 +72,6 @@ export interface AssignmentChange {
    */
   kept: ReadonlySet<string>
 }
-
-type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>
 
 const partitionKey = (topic: string, partition: number) => `${topic}/${partition}`
 
@@ -223,38 +223,16 @@ export function createPartitionConsumer(options: PartitionConsumerOptions): Part
     const metadata = await consumer.metadata({ topics: [topic], forceUpdate: forceMetadata })
     const topicMetadata = metadata.topics.get(topic)
     if (!topicMetadata) throw new Error(`no metadata for topic ${topic}`)
-    const byLeader = new Map<number, Map<number, bigint>>()
-    for (const partition of assigned) {
+    const positionsOfAssigned = assigned.flatMap((partition) => {
       const offset = positions.get(partitionKey(topic, partition))
-      const leader = topicMetadata.partitions[partition]?.leader
-      if (offset === undefined || leader === undefined || leader < 0) continue
-      const requested = byLeader.get(leader) ?? new Map<number, bigint>()
-      byLeader.set(leader, requested)
-      requested.set(partition, offset)
-    }
+      return offset === undefined ? [] : [[partition, offset] as const]
+    })
     const batches: PartitionBatch[] = []
     await Promise.all(
-      [...byLeader].map(async ([node, requested]) => {
+      [...partitionsByLeader(topicMetadata, positionsOfAssigned)].map(async ([node, requested]) => {
         let response: FetchResponse
         try {
-          response = await consumer.fetch({
-            node,
-            topics: [
-              {
-                topicId: topicMetadata.id,
-                partitions: [...requested].map(([partition, fetchOffset]) => ({
-                  partition,
-                  fetchOffset,
-                  partitionMaxBytes: options.maxBytesPerPartition,
-                  currentLeaderEpoch: -1,
-                  lastFetchedEpoch: -1,
-                })),
-              },
-            ],
-            maxWaitTime: options.maxWaitMs,
-            minBytes: options.minBytes,
-            maxBytes: options.maxBytes,
-          })
+          response = await fetchFromLeader(consumer, node, topicMetadata.id, requested, options)
         } catch (error) {
           if (forGeneration === generation && outOfRange(error, requested)) return
           throw error

@@ -8,8 +8,8 @@ import {
 import { type KafkaSettings, platformaticClientOptions } from './kafka-settings.ts'
 import { eachHeader, type MessageHeaders } from './message-headers.ts'
 
-// The producer of the ingress and of the worker's dead-letter topic, on @platformatic/kafka, apart
-// from kafka.ts so that neither process loads kafkajs (~18 MB of resident memory).
+// The producer of the ingress, of the worker's dead-letter topic and of the tests and benchmarks
+// that publish as the ingress does, on @platformatic/kafka.
 
 /** One topic's messages in a produce request, as the ingress hands them over. */
 export interface TopicBatch {

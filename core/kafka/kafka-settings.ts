@@ -1,4 +1,4 @@
-// How a process reaches Kafka, whichever client library it uses (kafkajs or @platformatic/kafka).
+// How a process reaches Kafka: the settings every client of core/kafka is made from.
 
 export interface KafkaSettings {
   /** Comma-separated host:port list (KAFKA_BROKERS). */

@@ -1,7 +1,7 @@
 // Kafka message headers as the services hand them over and read them: a name may repeat (Kafka
 // keeps every header of a record, in order), so a value may be a list.
 
-/** Message headers as callers hand them over (kafkajs's IHeaders shape). */
+/** Message headers as callers hand them over: a name -> one value, or several in order. */
 export interface MessageHeaders {
   [name: string]: Buffer | string | (Buffer | string)[] | undefined
 }

@@ -1,8 +1,7 @@
 import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
 
-// Which of the pipeline's topics to create, and with which settings: the decision both Kafka
-// admins share (kafkajs in the worker and the tests, @platformatic/kafka in the ingress), so the
-// two create the same topics.
+// Which of the pipeline's topics to create, and with which settings: the decision of
+// kafka-admin.ts's ensureTopics, kept free of I/O so that it has unit tests of its own.
 
 export interface TopicConfigEntry {
   name: string

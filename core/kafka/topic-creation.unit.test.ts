@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { retentionSpec, topicsToCreate } from './topic-creation.ts'
 import { defaultBodyLimitBytes, topicMessageLimit } from './topics.ts'
 
-// Both Kafka admins (kafkajs in the worker, @platformatic/kafka in the ingress) create what this decides.
+// Every Kafka admin of the product (kafka-admin.ts: the ingress, the worker, the tests) creates what this decides.
 describe('topicsToCreate', () => {
   it('leaves existing topics alone and gives new ones 6 partitions and the given message limit', () => {
     expect(topicsToCreate(['a'], [{ topic: 'a' }, { topic: 'b' }], 5_000)).toEqual([

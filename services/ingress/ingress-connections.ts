@@ -19,7 +19,7 @@ import { errorReason, readiness, requestWithCredentials, urlHost } from './readi
 // they succeed, and readiness says which one is missing. Topics are created to take every body
 // INGRESS_BODY_LIMIT_BYTES lets in; the limits Kafka really applies are read back, so the
 // producer refuses a message too large on its own instead of failing a batch of neighbours.
-// Producer and admin are @platformatic/kafka: the ingress never loads kafkajs (resident memory).
+// Producer and admin are @platformatic/kafka (core/kafka), the product's one Kafka client.
 
 export interface IngressConnections {
   codec: () => EventCodec | undefined
@@ -62,7 +62,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     requestTimeoutMs: config.INGRESS_PUBLISH_TIMEOUT_MS,
   }
   const admin = createKafkaAdmin(kafkaSettings)
-  // Idempotent, acks=all, on @platformatic/kafka (measured: core/kafka/kafka.ts). Bounded:
+  // Idempotent, acks=all, on @platformatic/kafka (measured: bench/results/kafka-client.md). Bounded:
   // four attempts of at most INGRESS_PUBLISH_TIMEOUT_MS each, then the callers get 503 and the
   // platform retries (the worker stores a conversation once by session_id).
   const producer = createBatchProducer(kafkaSettings)

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
-import type { Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
@@ -21,7 +21,7 @@ const run = promisify(execFile)
 
 describe('retention with migrate and replay', () => {
   const data = tempDataDir('cli-retention')
-  let producer: Producer
+  let producer: BatchProducer
   let env: Record<string, string>
 
   async function voiceAnalytics(extra: Record<string, string>, ...args: string[]) {

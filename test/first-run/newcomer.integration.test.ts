@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import { partitionOffsets, setCommittedOffsets } from '../../core/kafka/kafka-offsets.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { loadFixtureText } from '../fixtures/index.ts'
@@ -66,31 +68,26 @@ describe('a newcomer on a fresh clone', () => {
     // The shared stack's contract topic carries every other test's and benchmark's events (a
     // newcomer's fresh stack has none): the default consumer group starts at its end, so the run
     // stores this test's conversation instead of working through someone else's backlog first.
-    const admin = testKafka().admin()
-    await admin.connect()
-    try {
+    await withKafkaAdmin(testKafka(), (admin) =>
       // A member that just left may hold the group until its session times out: retry meanwhile.
-      await waitFor(
+      waitFor(
         async () => {
-          const ends = await admin.fetchTopicOffsets(topics.conversationComplete)
-          return admin
-            .setOffsets({
-              groupId: loadConfig({}).WORKER_GROUP_ID,
-              topic: topics.conversationComplete,
-              partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
-            })
-            .then(
-              () => 'set',
-              (error: Error) => error.message,
-            )
+          const ends = await partitionOffsets(admin, topics.conversationComplete)
+          return setCommittedOffsets(
+            admin,
+            loadConfig({}).WORKER_GROUP_ID,
+            topics.conversationComplete,
+            new Map(ends.map(({ partition, high }) => [partition, high])),
+          ).then(
+            () => 'set',
+            (error: Error) => error.message,
+          )
         },
         (outcome) => outcome === 'set',
         90_000,
         'the default consumer group to be idle',
-      )
-    } finally {
-      await admin.disconnect()
-    }
+      ),
+    )
     await run('git', ['clone', '--quiet', repoRoot, clone])
   })
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureTopics } from '../../core/kafka/kafka.ts'
+import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
@@ -35,16 +35,12 @@ describe('ingress bad-input suite', () => {
   beforeAll(async () => {
     // The contract topics as the product makes them (default limit) before this ingress, whose
     // small body limit would otherwise create them smaller for every later test and run.
-    const admin = testKafka().admin()
-    await admin.connect()
-    try {
-      await ensureTopics(
+    await withKafkaAdmin(testKafka(), (admin) =>
+      ensureTopics(
         admin,
         Object.values(topics).map((topic) => ({ topic })),
-      )
-    } finally {
-      await admin.disconnect()
-    }
+      ),
+    )
     ingress = await startTestIngress({ INGRESS_BODY_LIMIT_BYTES: String(bodyLimit) })
     await ingress.waitUntilReady()
   })

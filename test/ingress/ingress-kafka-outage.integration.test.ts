@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createKafka } from '../../core/kafka/kafka.ts'
 import { topics } from '../../core/kafka/topics.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
-import { readTopic } from '../support/kafka-test-helpers.ts'
+import { readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 
 // Kafka stops under a running ingress: it must refuse with 503 + Retry-After (the platform
@@ -75,8 +73,7 @@ describe('ingress when Kafka goes away and comes back', () => {
     }
     expect(acknowledged.size).toBe(events.length)
 
-    const client = createKafka({ brokers: kafka.brokers, clientId: 'va-test' }, createLogger('test', 'warn'))
-    const reader = await readTopic(client, topics.conversationComplete)
+    const reader = await readTopic(testKafka(kafka.brokers), topics.conversationComplete)
     try {
       const messages = await reader.waitFor((received) => {
         const keys = new Set(received.map((message) => message.key!.toString()))

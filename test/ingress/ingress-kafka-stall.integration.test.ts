@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createKafka } from '../../core/kafka/kafka.ts'
 import { topics } from '../../core/kafka/topics.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
-import { readTopic } from '../support/kafka-test-helpers.ts'
+import { readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 
 // Kafka (a broker of the test's own) is stopped while webhooks keep arriving, more than the
@@ -112,8 +110,7 @@ describe('ingress while Kafka stalls', () => {
   })
 
   it('has in the topic every event answered 202 and none answered 503', async () => {
-    const client = createKafka({ brokers: kafka.brokers, clientId: 'va-test' }, createLogger('test', 'warn'))
-    const reader = await readTopic(client, topics.conversationComplete)
+    const reader = await readTopic(testKafka(kafka.brokers), topics.conversationComplete)
     try {
       await reader.waitFor((received) => {
         const keys = new Set(received.map((message) => message.key?.toString()))

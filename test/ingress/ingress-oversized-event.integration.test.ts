@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, ensureTopics, topicMessageLimits } from '../../core/kafka/kafka.ts'
+import { ensureTopics, topicMessageLimits, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
@@ -10,23 +10,21 @@ import { endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.
 // concurrent small webhooks: only it is answered 413; every small one is answered 202 and is in Kafka.
 describe('an oversized event among concurrent small ones', () => {
   const kafka = testKafka()
-  let admin: Admin
   let topicLimit: number
   let ingress: TestIngress
 
   beforeAll(async () => {
-    admin = kafka.admin()
-    await admin.connect()
-    await ensureTopics(admin, [{ topic: topics.conversationComplete }])
-    topicLimit = (await topicMessageLimits(admin, [topics.conversationComplete])).get(
-      topics.conversationComplete,
-    )!
+    topicLimit = await withKafkaAdmin(kafka, async (admin) => {
+      await ensureTopics(admin, [{ topic: topics.conversationComplete }])
+      return (await topicMessageLimits(admin, [topics.conversationComplete])).get(
+        topics.conversationComplete,
+      )!
+    })
     ingress = await startTestIngress({ INGRESS_BODY_LIMIT_BYTES: String(topicLimit + 4 * 1024 * 1024) })
     await ingress.waitUntilReady()
   })
   afterAll(async () => {
     await ingress?.close()
-    await admin?.disconnect()
   })
 
   it('answers 413 to the big one alone; the small ones are 202 and in the topic', async () => {

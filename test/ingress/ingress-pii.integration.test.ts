@@ -1,7 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
-import type { Kafka, KafkaMessage, Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
+import type { ConsumedMessage } from '../../core/kafka/partition-batches.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { hashPhone } from '../../core/privacy/pii/pii-redaction.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
@@ -109,7 +111,7 @@ function expectNoOriginal(where: string, text: string) {
   for (const original of originals) expect(text.includes(original), `${where} holds ${original}`).toBe(false)
 }
 
-const bytesOf = (message: KafkaMessage) =>
+const bytesOf = (message: ConsumedMessage) =>
   Buffer.concat([
     message.key ?? Buffer.alloc(0),
     message.value ?? Buffer.alloc(0),
@@ -119,8 +121,8 @@ const bytesOf = (message: KafkaMessage) =>
 describe('PII controls at the ingress: a removed value reaches no topic, table, log or DLQ', () => {
   const data = tempDataDir('ingress-pii')
   let ingress: TestIngress
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let workerTopic: string
@@ -179,7 +181,7 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     event: 'CallStarted',
     data: { session_id: randomUUID(), from_number: otherFrom, caller_name: unknownOther },
   }
-  const messages = new Map<string, KafkaMessage[]>()
+  const messages = new Map<string, ConsumedMessage[]>()
 
   beforeAll(async () => {
     ingress = await startTestIngress({
@@ -208,7 +210,8 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
       const reader = await readTopic(kafka, topic, starts[index])
       try {
         const expected = topic === topics.conversationComplete ? 2 : 1
-        const mine = (received: KafkaMessage[]) => received.filter((m) => ours.has(m.key?.toString() ?? ''))
+        const mine = (received: ConsumedMessage[]) =>
+          received.filter((m) => ours.has(m.key?.toString() ?? ''))
         messages.set(topic, mine(await reader.waitFor((received) => mine(received).length >= expected)))
       } finally {
         await reader.stop()
@@ -220,14 +223,15 @@ describe('PII controls at the ingress: a removed value reaches no topic, table, 
     producer = await connectedProducer(kafka)
     const events = messages.get(topics.conversationComplete)!
     const prodBytes = events.find((m) => m.key!.toString() === prodEvent.data.session_id)!.value!
-    await producer.send({
-      topic: workerTopic,
-      acks: -1,
-      messages: [
-        ...events.map((message) => ({ key: message.key, value: message.value })),
-        { key: 'cut-short', value: prodBytes.subarray(0, prodBytes.length - 2) },
-      ],
-    })
+    await producer.sendBatch([
+      {
+        topic: workerTopic,
+        messages: [
+          ...events.map((message) => ({ key: message.key, value: message.value })),
+          { key: 'cut-short', value: prodBytes.subarray(0, prodBytes.length - 2) },
+        ],
+      },
+    ])
     clickhouse = embeddedClickHouse(data.dir)
     worker = await startWorker(workerConfig(workerTopic, data.dir), testLogger(), { clickhouse })
     await waitFor(

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
 import { fromAvroRecord } from '../../core/event/event-record.ts'
-import type { Kafka, KafkaMessage } from '../../core/kafka/kafka.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
+import type { ConsumedMessage } from '../../core/kafka/partition-batches.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { loadAllFixtures } from '../fixtures/index.ts'
@@ -14,7 +15,7 @@ import { endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.
 // (Which source a token names, and the rest of the HTTP contract: test/ingress/*.unit.test.ts.)
 describe('ingress publishes what the platform sends to Kafka', () => {
   let ingress: TestIngress
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let codec: EventCodec
 
   beforeAll(async () => {
@@ -52,7 +53,7 @@ describe('ingress publishes what the platform sends to Kafka', () => {
       })
     }
     expect(messages).toHaveLength(events.length)
-    const bySession = new Map<string, KafkaMessage>(
+    const bySession = new Map<string, ConsumedMessage>(
       messages.map((message) => [message.key!.toString(), message]),
     )
     for (const event of events) {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
-import { createKafka, type Kafka } from '../../core/kafka/kafka.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { topics } from '../../core/kafka/topics.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
-import { readTopic } from '../support/kafka-test-helpers.ts'
+import { readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 import {
   database,
@@ -43,7 +42,7 @@ const edges: Array<{ value: string; stored?: string }> = [
 describe('timestamp edges: accepted means stored', () => {
   const data = tempDataDir('ingress-timestamp-edges')
   let kafka: PrivateKafka
-  let client: Kafka
+  let client: KafkaSettings
   let ingress: TestIngress
   let worker: RunningWorker
   let clickhouse: ClickHouseClient
@@ -54,7 +53,7 @@ describe('timestamp edges: accepted means stored', () => {
   beforeAll(async () => {
     kafka = await createPrivateKafka()
     await kafka.start()
-    client = createKafka({ brokers: kafka.brokers, clientId: 'va-test' }, createLogger('test', 'warn'))
+    client = testKafka(kafka.brokers)
     ingress = await startTestIngress({ KAFKA_BROKERS: kafka.brokers })
     await ingress.waitUntilReady(120_000)
     clickhouse = embeddedClickHouse(data.dir)

@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
 import { fromAvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
 import { validateConversationComplete } from '../../core/event/event-validation.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { type BatchProducer, createBatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { conversationCompleteSubject } from '../../core/kafka/topics.ts'
 import { loadFixture } from '../fixtures/index.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { createTestTopic, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 
 describe('ConversationComplete as Avro through real Kafka and the real schema registry', () => {
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let topic: string
 
@@ -18,8 +19,8 @@ describe('ConversationComplete as Avro through real Kafka and the real schema re
     codec = await createEventCodec(createSchemaRegistry(schemaRegistryUrl()))
     kafka = testKafka()
     topic = await createTestTopic(kafka, 'roundtrip')
-    producer = kafka.producer({ idempotent: true })
-    await producer.connect()
+    producer = createBatchProducer(kafka)
+    await producer.connect([topic])
   })
   afterAll(async () => {
     await producer?.disconnect()
@@ -44,11 +45,12 @@ describe('ConversationComplete as Avro through real Kafka and the real schema re
     const values = await Promise.all(
       events.map((event) => codec.encode(toAvroRecord(event, { source: 'prod', receivedAt }))),
     )
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
-    })
+    await producer.sendBatch([
+      {
+        topic,
+        messages: events.map((event, index) => ({ key: event.data.session_id, value: values[index]! })),
+      },
+    ])
 
     const reader = await readTopic(kafka, topic)
     try {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import type { Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type DevProcess, startDev, voiceAnalytics } from '../support/dev-process.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
@@ -22,7 +22,7 @@ import {
 // and a re-delivery of the forgotten conversation afterwards is not stored again.
 describe('voice-analytics forget while npm run dev runs', () => {
   const data = tempDataDir('forget-dev')
-  let producer: Producer
+  let producer: BatchProducer
   let codec: EventCodec
   let topic: string
   let env: Record<string, string>

@@ -102,13 +102,14 @@ describe('forget a caller everywhere', () => {
     await fixture.startWorker()
     await produceEvents(fixture.producer, fixture.codec, fixture.topic, [...calls.a, ...calls.b, ...calls.c])
     // A poisoned message of A's first call: not Avro, so the worker dead-letters it, key and bytes kept.
-    await fixture.producer.send({
-      topic: fixture.topic,
-      acks: -1,
-      messages: [
-        { key: calls.a[0]!.data.session_id, value: Buffer.from(`not avro ${calls.a[0]!.data.session_id}`) },
-      ],
-    })
+    await fixture.producer.sendBatch([
+      {
+        topic: fixture.topic,
+        messages: [
+          { key: calls.a[0]!.data.session_id, value: Buffer.from(`not avro ${calls.a[0]!.data.session_id}`) },
+        ],
+      },
+    ])
     await storedOf([...calls.a, ...calls.b, ...calls.c], 9)
     await waitFor(
       () => committedTotal(fixture.kafka, fixture.groupId, fixture.topic),

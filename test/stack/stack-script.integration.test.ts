@@ -6,8 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createKafka } from '../../core/kafka/kafka.ts'
-import { createLogger } from '../../core/runtime/logger.ts'
+import { topicConfigs, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { freePort } from '../support/private-kafka.ts'
 
 // The stack script on ports and a state directory of its own: `up` twice is one start,
@@ -81,25 +80,19 @@ describe('scripts/stack/stack.sh', async () => {
   })
 
   it('bounds what a partition keeps on disk, so repeated runs cannot fill it', async () => {
-    const kafka = createKafka(
+    const configs = await withKafkaAdmin(
       { brokers: `127.0.0.1:${ports.kafka}`, clientId: 'va-test' },
-      createLogger('test', 'warn'),
+      async (admin) => {
+        // The broker's defaults: no partitions, replicas or settings of the topic's own.
+        await admin.createTopics({ topics: ['retention-check'], partitions: -1, replicas: -1 })
+        return (await topicConfigs(admin, ['retention-check'], ['retention.bytes', 'segment.bytes'])).get(
+          'retention-check',
+        )
+      },
     )
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      await admin.createTopics({ topics: [{ topic: 'retention-check' }], waitForLeaders: true })
-      const { resources } = await admin.describeConfigs({
-        includeSynonyms: false,
-        resources: [{ type: 2, name: 'retention-check', configNames: ['retention.bytes', 'segment.bytes'] }],
-      })
-      const value = (name: string) =>
-        Number(resources[0]!.configEntries.find((entry) => entry.configName === name)?.configValue)
-      expect(value('retention.bytes')).toBe(1024 * 1024 * 1024) // unbounded (-1) by Kafka's default
-      expect(value('segment.bytes')).toBe(128 * 1024 * 1024) // 1 GiB by default: nothing would ever be deleted
-    } finally {
-      await admin.disconnect()
-    }
+    const value = (name: string) => Number(configs?.get(name))
+    expect(value('retention.bytes')).toBe(1024 * 1024 * 1024) // unbounded (-1) by Kafka's default
+    expect(value('segment.bytes')).toBe(128 * 1024 * 1024) // 1 GiB by default: nothing would ever be deleted
   })
 
   it('stops everything it started and nothing is left running', async () => {

@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import { partitionOffsets, setCommittedOffsets } from '../../core/kafka/kafka-offsets.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { loadFixtureText } from '../fixtures/index.ts'
@@ -20,8 +23,8 @@ import {
 // (ingress + worker + the read-only SQL endpoint that `query` uses while dev owns the data).
 describe('voice-analytics replay and query', () => {
   const data = tempDataDir('cli-replay')
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let env: Record<string, string>
 
   beforeAll(async () => {
@@ -82,7 +85,7 @@ describe('voice-analytics replay and query', () => {
 
 describe('npm run dev', () => {
   const data = tempDataDir('dev')
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let env: Record<string, string>
   const secret = randomBytes(18).toString('base64url')
 
@@ -90,18 +93,15 @@ describe('npm run dev', () => {
     kafka = testKafka()
     // dev consumes the contract topic; a fresh group starting at its end sees only this test's event.
     const groupId = `va-test-dev-${randomUUID()}`
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      const ends = await admin.fetchTopicOffsets(topics.conversationComplete)
-      await admin.setOffsets({
+    await withKafkaAdmin(kafka, async (admin) => {
+      const ends = await partitionOffsets(admin, topics.conversationComplete)
+      await setCommittedOffsets(
+        admin,
         groupId,
-        topic: topics.conversationComplete,
-        partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
-      })
-    } finally {
-      await admin.disconnect()
-    }
+        topics.conversationComplete,
+        new Map(ends.map(({ partition, high }) => [partition, high])),
+      )
+    })
     env = {
       ...workerEnv(topics.conversationComplete, data.dir, { WORKER_GROUP_ID: groupId }),
       WORKER_DLQ_TOPIC: topics.deadLetter,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
@@ -27,8 +28,8 @@ import {
 // WORKER_STALL_SECONDS, its /healthz answers 503 with the reason.
 describe('ClickHouse unavailable for a while', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let clickhouse: ClickHouseClient
   let worker: RunningWorker

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
-import type { Kafka } from '../../core/kafka/kafka.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
@@ -29,7 +29,7 @@ import {
 //   its neighbours in the same write are stored.
 describe('a backfill over more months than one insert may touch', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
@@ -80,7 +80,7 @@ describe('a backfill over more months than one insert may touch', () => {
 
 describe('a write ClickHouse refuses for the data of one message', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let clickhouse: ClickHouseClient
   let _worker: RunningWorker
   let topic: string

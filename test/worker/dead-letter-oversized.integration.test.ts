@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { toAvroRecord } from '../../core/event/event-record.ts'
-import { ensureTopics, type Kafka } from '../../core/kafka/kafka.ts'
+import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
@@ -22,7 +23,7 @@ const dlqLimit = 4096
 
 describe('a poison message too large for the dead-letter topic', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
@@ -34,34 +35,31 @@ describe('a poison message too large for the dead-letter topic', () => {
   beforeAll(async () => {
     fixture = await startWorkerFixture('worker-dlq-oversized', 1)
     ;({ kafka, clickhouse, topic, groupId } = fixture)
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      await ensureTopics(admin, [
+    await withKafkaAdmin(kafka, (admin) =>
+      ensureTopics(admin, [
         {
           topic: `${topic}.dlq`,
           numPartitions: 1,
           configEntries: [{ name: 'max.message.bytes', value: String(dlqLimit) }],
         },
-      ])
-    } finally {
-      await admin.disconnect()
-    }
+      ]),
+    )
     const { codec, producer } = fixture
     const valid = await Promise.all(
       good.map((event) => codec.encode(toAvroRecord(event, { source: 'prod', receivedAt: Date.now() }))),
     )
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: [
-        { key: good[0]!.data.session_id, value: valid[0]! },
-        { key: 'poison-big', value: big, headers: { 'x-original': 'big' } },
-        { key: good[1]!.data.session_id, value: valid[1]! },
-        { key: 'poison-small', value: small },
-        { key: good[2]!.data.session_id, value: valid[2]! },
-      ],
-    })
+    await producer.sendBatch([
+      {
+        topic,
+        messages: [
+          { key: good[0]!.data.session_id, value: valid[0]! },
+          { key: 'poison-big', value: big, headers: { 'x-original': 'big' } },
+          { key: good[1]!.data.session_id, value: valid[1]! },
+          { key: 'poison-small', value: small },
+          { key: good[2]!.data.session_id, value: valid[2]! },
+        ],
+      },
+    ])
     worker = await fixture.startWorker({}, { backoff: { baseMs: 100, maxMs: 800 } })
   })
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { toAvroRecord } from '../../core/event/event-record.ts'
-import type { Kafka } from '../../core/kafka/kafka.ts'
+import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import { committedOffsets } from '../../core/kafka/kafka-offsets.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
@@ -18,7 +20,7 @@ import {
 // and the error in headers, is counted, and the good ones around it arrive.
 describe('poison messages', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let topic: string
@@ -59,7 +61,7 @@ describe('poison messages', () => {
           headers: { 'x-original': bad.reason, 'x-hop': ['first', 'second'] },
         })
     }
-    await producer.send({ topic, acks: -1, messages })
+    await producer.sendBatch([{ topic, messages }])
     worker = await fixture.startWorker()
   })
 
@@ -116,14 +118,7 @@ describe('poison messages', () => {
       expect(metrics).toMatch(
         new RegExp(`worker_dead_letter_total\\{reason="${reason}",service="worker"\\} 1`),
       )
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
-      const committed = Number(offsets?.partitions[0]?.offset)
-      expect(committed).toBe(good.length + poison.length)
-    } finally {
-      await admin.disconnect()
-    }
+    const committed = await withKafkaAdmin(kafka, (admin) => committedOffsets(admin, groupId, topic))
+    expect(Number(committed.get(0))).toBe(good.length + poison.length)
   })
 })

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import { ensureTopics, type Kafka, type Producer } from '../../core/kafka/kafka.ts'
+import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import { partitionOffsets } from '../../core/kafka/kafka-offsets.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
 import {
@@ -69,8 +72,8 @@ async function tablesAsStored(client: ClickHouseClient): Promise<Record<string, 
 
 describe('re-deliveries: one row per key, only the newest delivery visible', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let clickhouse: ClickHouseClient
   let topic: string
@@ -181,8 +184,8 @@ describe('re-deliveries: one row per key, only the newest delivery visible', () 
 
 describe('a topic deleted and re-created (offsets restart at 0)', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let clickhouse: ClickHouseClient
   let topic: string
@@ -212,16 +215,14 @@ describe('a topic deleted and re-created (offsets restart at 0)', () => {
   }
 
   async function recreateTopic(): Promise<void> {
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      await admin.deleteTopics({ topics: [topic], timeout: 30_000 })
+    await withKafkaAdmin(kafka, async (admin) => {
+      await admin.deleteTopics({ topics: [topic] })
       // Deletion completes in the background; creating the topic again is refused until it has.
       await waitFor(
         async () => {
           try {
             await ensureTopics(admin, [{ topic, numPartitions: 1 }])
-            return (await admin.fetchTopicOffsets(topic)).every((partition) => partition.offset === '0')
+            return (await partitionOffsets(admin, topic)).every((partition) => partition.high === 0n)
           } catch {
             return false
           }
@@ -230,9 +231,7 @@ describe('a topic deleted and re-created (offsets restart at 0)', () => {
         60_000,
         'topic re-created',
       )
-    } finally {
-      await admin.disconnect()
-    }
+    })
   }
 
   it('stores the new data although its offsets are those of old data', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
-import type { Kafka } from '../../core/kafka/kafka.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
@@ -24,7 +24,7 @@ import {
 // worker_schema_registry_failing); once it answers, every message is stored exactly once.
 describe('schema registry answering 404 or down at the worker', () => {
   let fixture: WorkerFixture
-  let kafka: Kafka
+  let kafka: KafkaSettings
   let clickhouse: ClickHouseClient
   let worker: RunningWorker
   let proxy: TcpFaultProxy

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import { createKafka, ensureTopics, type Kafka, type Producer } from '../../core/kafka/kafka.ts'
+import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { testKafka } from '../support/kafka-test-helpers.ts'
 import { logSink } from '../support/log-sink.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 import {
@@ -37,8 +40,8 @@ describe('Kafka broker restarted under the worker', () => {
   const data = tempDataDir('worker-kafka-restart')
   const registry = createMetricsRegistry('worker')
   let broker: PrivateKafka
-  let kafka: Kafka
-  let producer: Producer | undefined
+  let kafka: KafkaSettings
+  let producer: BatchProducer | undefined
   let codec: EventCodec
   let config: Config
   let worker: RunningWorker | undefined
@@ -48,11 +51,8 @@ describe('Kafka broker restarted under the worker', () => {
   beforeAll(async () => {
     broker = await createPrivateKafka()
     await broker.start()
-    kafka = createKafka({ brokers: broker.brokers, clientId: 'va-test' }, createLogger('test', 'warn'))
-    const admin = kafka.admin()
-    await admin.connect()
-    await ensureTopics(admin, [{ topic, numPartitions: 4 }])
-    await admin.disconnect()
+    kafka = testKafka(broker.brokers)
+    await withKafkaAdmin(kafka, (admin) => ensureTopics(admin, [{ topic, numPartitions: 4 }]))
     codec = await testCodec()
     producer = await connectedProducer(kafka)
     config = workerConfig(topic, data.dir, {

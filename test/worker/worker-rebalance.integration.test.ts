@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
@@ -33,8 +34,8 @@ const total = 10_000
 
 describe('two workers in one consumer group, one joining and one leaving mid-stream', () => {
   const data = tempDataDir('worker-rebalance')
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let topic: string
   let config: Config

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
@@ -39,8 +40,8 @@ describe('schema registry restarted under the worker', () => {
   const data = tempDataDir('worker-registry-restart')
   const registry = createMetricsRegistry('worker')
   let proxy: TcpFaultProxy
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let topic: string
   let config: Config

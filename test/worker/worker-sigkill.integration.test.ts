@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventCodec } from '../../core/event/event-codec.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
@@ -54,8 +55,8 @@ function spawnWorker(env: Record<string, string>): WorkerProcess {
 
 describe('SIGKILL in the middle of batches', () => {
   const data = tempDataDir('worker-sigkill')
-  let kafka: Kafka
-  let producer: Producer
+  let kafka: KafkaSettings
+  let producer: BatchProducer
   let codec: EventCodec
   let topic: string
   let env: Record<string, string>

@@ -10,7 +10,10 @@ import { latencyMetrics as hourRollupMetrics } from '../../core/clickhouse/laten
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { createEventCodec, createSchemaRegistry, type EventCodec } from '../../core/event/event-codec.ts'
 import { type AvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
-import type { Kafka, Producer } from '../../core/kafka/kafka.ts'
+import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
+import { committedOffsets } from '../../core/kafka/kafka-offsets.ts'
+import { type BatchProducer, createBatchProducer } from '../../core/kafka/kafka-producer.ts'
+import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createLogger, type Logger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { type Config, loadConfig } from '../../core/settings/env.ts'
@@ -105,7 +108,7 @@ export interface Sent {
 
 /** Publishes events as the ingress does: key session_id, value Avro of toAvroRecord. */
 export async function produceEvents(
-  producer: Producer,
+  producer: BatchProducer,
   codec: EventCodec,
   topic: string,
   events: readonly ConversationCompleteEvent[],
@@ -119,18 +122,20 @@ export async function produceEvents(
   for (let start = 0; start < sent.length; start += 200) {
     const chunk = sent.slice(start, start + 200)
     const values = await Promise.all(chunk.map(({ record }) => codec.encode(record)))
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: chunk.map(({ event }, index) => ({ key: event.data.session_id, value: values[index]! })),
-    })
+    await producer.sendBatch([
+      {
+        topic,
+        messages: chunk.map(({ event }, index) => ({ key: event.data.session_id, value: values[index]! })),
+      },
+    ])
   }
   return sent
 }
 
-export async function connectedProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({ idempotent: true })
-  await producer.connect()
+/** The ingress's producer (idempotent, acks=all), connected to the broker. */
+export async function connectedProducer(kafka: KafkaSettings): Promise<BatchProducer> {
+  const producer = createBatchProducer(kafka)
+  await producer.connect([])
   return producer
 }
 
@@ -205,18 +210,9 @@ export async function readTable(
 }
 
 /** Messages a consumer group has committed on a topic, over all partitions. */
-export async function committedTotal(kafka: Kafka, groupId: string, topic: string): Promise<number> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] })
-    return (offsets?.partitions ?? []).reduce(
-      (sum, partition) => sum + Math.max(0, Number(partition.offset)),
-      0,
-    )
-  } finally {
-    await admin.disconnect()
-  }
+export async function committedTotal(kafka: KafkaSettings, groupId: string, topic: string): Promise<number> {
+  const committed = await withKafkaAdmin(kafka, (admin) => committedOffsets(admin, groupId, topic))
+  return [...committed.values()].reduce((sum, offset) => sum + Number(offset), 0)
 }
 
 /** Rows per table (FINAL) equal to what the transform makes of `sent`: nothing lost, nothing doubled. */
@@ -304,7 +300,7 @@ export async function metricValue(metricsUrl: string, series: string): Promise<n
 }
 
 /** Messages in a topic over all partitions (e.g. a DLQ that must stay empty). */
-export async function topicMessageCount(kafka: Kafka, topic: string): Promise<number> {
+export async function topicMessageCount(kafka: KafkaSettings, topic: string): Promise<number> {
   return [...(await endOffsets(kafka, topic)).values()].reduce((sum, offset) => sum + Number(offset), 0)
 }
 
@@ -552,13 +548,13 @@ const conversationLatencyKeys = [
 
 /** What a worker integration test sets up before it starts a worker, and takes down after. */
 export interface WorkerFixture {
-  kafka: Kafka
+  kafka: KafkaSettings
   /** A throwaway topic of its own (its DLQ: `${topic}.dlq`). */
   topic: string
   /** The consumer group of the workers it starts, unless a test names another. */
   groupId: string
   codec: EventCodec
-  producer: Producer
+  producer: BatchProducer
   /** The test's embedded ClickHouse, in a temp data directory; workers share it. */
   clickhouse: ClickHouseClient
   dataDir: string
@@ -583,7 +579,7 @@ export interface WorkerFixture {
 export async function startWorkerFixture(name: string, partitions: number): Promise<WorkerFixture> {
   const data = tempDataDir(name)
   const workers: RunningWorker[] = []
-  let producer: Producer | undefined
+  let producer: BatchProducer | undefined
   let clickhouse: ClickHouseClient | undefined
   const stop = async () => {
     for (const worker of workers) await worker.stop()

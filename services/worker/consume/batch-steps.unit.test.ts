@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { toAvroRecord } from '../../../core/event/event-record.ts'
-import type { KafkaMessage } from '../../../core/kafka/kafka.ts'
+import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
 import { generateConversations } from '../../../generator/conversation-generator.ts'
 import { loadFixture } from '../../../test/fixtures/index.ts'
 import { deadLetters, outcomeCounts, received, toWrite, transformed, written } from './batch-steps.ts'
@@ -8,13 +8,13 @@ import type { Decoded, MessageOutcome, Poisoned, Transformed } from './message-o
 
 // The pure parts of the batch steps: every message keeps exactly one outcome, in offset order,
 // and each step moves on only the kind it is about.
-const message = (offset: number): KafkaMessage =>
+const message = (offset: number): ConsumedMessage =>
   ({
     key: null,
     value: Buffer.from([offset]),
     offset: String(offset),
     timestamp: '1760000000000',
-  }) as KafkaMessage
+  }) as ConsumedMessage
 
 const [good1, good2] = generateConversations({ count: 2, seed: 11, historyItems: 3 })
 const decoded = (offset: number, event = good1!): Decoded => ({

@@ -1,6 +1,6 @@
 import { MultipleErrors, ProtocolError } from '@platformatic/kafka'
 import { describe, expect, it } from 'vitest'
-import type { KafkaMessage } from '../../../core/kafka/kafka.ts'
+import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
 import type { DeadLetterRecord, Poison } from './dead-letter.ts'
 import { isTooLarge, type OversizedOutcome, publishDeadLetters } from './dead-letter-publish.ts'
 
@@ -20,7 +20,7 @@ function poisonOf(offset: number, valueBytes: number): Poison {
       value: Buffer.alloc(valueBytes, 1),
       offset: String(offset),
       timestamp: '0',
-    } as KafkaMessage,
+    } as ConsumedMessage,
     topic: 't',
     partition: 0,
     reason: 'not_avro',

@@ -5,7 +5,7 @@ import { compileAvroWriter } from '../../../core/event/avro-event-writer.ts'
 import { wireEncoder } from '../../../core/event/event-codec.ts'
 import { toAvroRecord } from '../../../core/event/event-record.ts'
 import { eventAvroSchema } from '../../../core/event/event-schema.ts'
-import type { KafkaMessage } from '../../../core/kafka/kafka.ts'
+import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
 import { DependencyError } from './consume-errors.ts'
 import { cachedSchemaDecoder, classifyDecodeError, decodeMessage } from './decode-message.ts'
 
@@ -21,7 +21,7 @@ const unavailable = Object.assign(new Error('Schema Registry - Error, status 503
 const message = (value: Buffer | null) => ({
   topic: 't',
   partition: 3,
-  message: { value, offset: '7' } as KafkaMessage,
+  message: { value, offset: '7' } as ConsumedMessage,
 })
 const failingWith = (error: unknown) => async () => {
   throw error

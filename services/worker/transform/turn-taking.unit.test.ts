@@ -131,7 +131,10 @@ function reference(speech: Speech[]): TurnTaking {
     callerMs += c ? 1 : 0
     overlapMs += a && c ? 1 : 0
     if (!a && !c) run++
-    else if (run > 0) silences.push(run), (run = 0)
+    else if (run > 0) {
+      silences.push(run)
+      run = 0
+    }
   }
   const ofSide = (side: Side) => speech.filter((s) => s.side === side)
   const during = (s: Speech, side: Side) =>
