@@ -5,14 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
 import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
-import {
-  connectedProducer,
-  produceEvents,
-  tempDataDir,
-  testCodec,
-  workerEnv,
-} from '../worker/worker-test-support.ts'
+import { connectedProducer, produceEvents, testCodec } from '../support/produce-events.ts'
+import { workerEnv } from '../support/worker-settings.ts'
 
 // `migrate` and `replay` leave the tables' retention as it is unless --ttl-days asks: neither the
 // caller's CLICKHOUSE_TTL_DAYS nor its absence may reset a TTL someone chose (issue #10).

@@ -7,7 +7,7 @@ import { conversationCost } from '../../core/pricing/conversation-cost.ts'
 import { parsePriceCsv } from '../../core/pricing/price-csv.ts'
 import { addPrices, readPrices } from '../../core/pricing/price-store.ts'
 import { database, fillWithGeneratedConversations } from '../observability/generated-clickhouse.ts'
-import { embeddedClickHouse } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse } from '../support/embedded-clickhouse.ts'
 
 // The cost view (migration 0011) and the TypeScript statement of the rules (conversation-cost.ts)
 // agree call by call on generated traffic stored by the worker's transform and insert, priced with

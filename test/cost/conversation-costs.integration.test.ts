@@ -12,7 +12,7 @@ import { generateConversations } from '../../generator/conversation-generator.ts
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
-import { embeddedClickHouse } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse } from '../support/embedded-clickhouse.ts'
 
 // The cost view (voice_analytics.conversation_costs, migration 0011) on the real schema, filled by
 // the worker's own transform and insert: conversations of known durations, providers and times

@@ -10,7 +10,7 @@ import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { readPrices } from '../../core/pricing/price-store.ts'
 import { loadOrCreateLocalSecret } from '../../core/secrets/local-secret.ts'
 import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
-import { embeddedClickHouse } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse } from '../support/embedded-clickhouse.ts'
 
 // `voice-analytics prices set|list|import` as a user runs it, on an embedded data directory: first
 // with nobody holding it (the CLI opens it itself), then while another process holds it and serves

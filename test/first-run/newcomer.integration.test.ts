@@ -12,7 +12,7 @@ import { topics } from '../../core/kafka/topics.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { loadFixtureText } from '../fixtures/index.ts'
 import { testKafka } from '../support/kafka-test-helpers.ts'
-import { waitFor } from '../worker/worker-test-support.ts'
+import { waitFor } from '../support/wait-for.ts'
 
 // The newcomer's path, automated: the README's main command (`./run dev`) in a fresh `git clone`
 // of this repository, with an empty environment (no SCHEMA_REGISTRY_URL, no secrets, the machine's

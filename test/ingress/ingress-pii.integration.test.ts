@@ -8,19 +8,18 @@ import { topics } from '../../core/kafka/topics.ts'
 import { hashPhone } from '../../core/privacy/pii/pii-redaction.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
-import { postJson, startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
-import { createTestTopic, endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
-  connectedProducer,
   countFinal,
   database,
   embeddedClickHouse,
   queryRows,
   tempDataDir,
-  testLogger,
-  waitFor,
-  workerConfig,
-} from '../worker/worker-test-support.ts'
+} from '../support/embedded-clickhouse.ts'
+import { postJson, startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
+import { createTestTopic, endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
+import { connectedProducer } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { testLogger, workerConfig } from '../support/worker-settings.ts'
 
 // PII removed at the edge never shows up anywhere after it: webhooks through a real ingress
 // with per-source policies, the raw bytes of every topic message it wrote (events, quarantine,

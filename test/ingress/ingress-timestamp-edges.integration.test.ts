@@ -4,18 +4,12 @@ import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { database, embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
 import { readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
-import {
-  database,
-  embeddedClickHouse,
-  queryRows,
-  tempDataDir,
-  testLogger,
-  waitFor,
-  workerConfig,
-} from '../worker/worker-test-support.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { testLogger, workerConfig } from '../support/worker-settings.ts'
 
 // What the ingress accepts, the worker stores: webhooks whose start_time is each edge value go
 // through a real ingress, Kafka (a private broker, so the worker reads only these events), the

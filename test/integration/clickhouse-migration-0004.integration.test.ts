@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
-import { database, queryRows } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0004 rebuilds every versioned table as ReplacingMergeTree(version, is_deleted): a

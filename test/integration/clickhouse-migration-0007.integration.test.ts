@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
-import { database, queryRows } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0007 makes conversations' session_id bloom filter selective enough for the worker's

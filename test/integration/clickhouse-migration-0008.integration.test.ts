@@ -7,7 +7,9 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
-import { database, expectStoredRowsEqual, queryRows, type Sent } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
+import type { Sent } from '../support/produce-events.ts'
+import { expectStoredRowsEqual } from '../support/stored-rows.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0008 rebuilds the latency rollup with histograms instead of t-digest states and adds the

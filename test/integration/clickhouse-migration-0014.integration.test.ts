@@ -7,7 +7,7 @@ import { conversationRows } from '../../services/worker/transform/conversation-r
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
-import { database, queryRows } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0014 gives conversation_latency each conversation's turns counted per heatmap band:

@@ -6,7 +6,7 @@ import { measuredValue } from '../../services/worker/transform/clickhouse-values
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
-import { database, queryRows } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0016 rounds the measured values stored before it to Float32's precision, as the worker

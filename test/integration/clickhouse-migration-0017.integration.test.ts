@@ -6,7 +6,7 @@ import { generateConversations } from '../../generator/conversation-generator.ts
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
-import { database, queryRows } from '../worker/worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
 
 // Migration 0017 stamps the minute rollup's rows with their insert time, which the hour-rollup keeper

@@ -3,13 +3,9 @@ import { MigrationError } from '../../core/clickhouse/clickhouse-errors.ts'
 import { loadMigrations, parseMigration, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { prepareClickHouse } from '../../services/worker/worker.ts'
+import { database, migratedEmbeddedDatabase, tempDataDir } from '../support/embedded-clickhouse.ts'
 import { logSink } from '../support/log-sink.ts'
-import {
-  database,
-  migratedEmbeddedDatabase,
-  tempDataDir,
-  workerConfig,
-} from '../worker/worker-test-support.ts'
+import { workerConfig } from '../support/worker-settings.ts'
 
 // An applied migration whose text changed is refused, by class: the worker stops at start instead
 // of retrying a refusal no retry can lift (an operator must add a new migration instead).

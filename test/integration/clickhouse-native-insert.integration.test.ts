@@ -6,7 +6,7 @@ import { insertFileDir } from '../../core/clickhouse/chdb-insert-files.ts'
 import { type ClickHouseClient, insertNativeBlock } from '../../core/clickhouse/clickhouse.ts'
 import { classifyClickHouseError } from '../../core/clickhouse/clickhouse-errors.ts'
 import { type NativeColumn, nativeBlockEncoder } from '../../core/clickhouse/clickhouse-native-format.ts'
-import { embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // The Native route into embedded chDB (INSERT ... FROM INFILE, clickhouse.ts): every wire type the
 // tables use lands as sent, LowCardinality columns included (ClickHouse converts on input); a block

@@ -8,7 +8,7 @@ import { emptyTableRows, type TableRows, tableNames } from '../../services/worke
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { loadAllFixtures } from '../fixtures/index.ts'
 import { dockerAvailable } from '../stack/servers.ts'
-import { embeddedClickHouse, tempDataDir } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // Server mode (CLICKHOUSE_URL): the same Native blocks through @clickhouse/client's exec, into a
 // real ClickHouse server: from TEST_CLICKHOUSE_URL (user and password in the URL), else started by

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { loadMigrations, runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
-import { database, embeddedClickHouse, tempDataDir } from '../worker/worker-test-support.ts'
+import { database, embeddedClickHouse, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // What every migration's own test starts from: an embedded database migrated up to just before that
 // migration (opened in beforeAll, before the test's own hooks add rows; closed and removed in afterAll).

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { tableNames, tableNativeColumns } from '../../services/worker/transform/table-rows.ts'
-import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { database, embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // table-rows.ts declares each table's columns once, with the ClickHouse type each is sent as; the
 // tables themselves come from the migrations. They must agree: every declared column exists with

@@ -14,7 +14,7 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
-import { database, embeddedClickHouse, queryRows, tempDataDir } from '../worker/worker-test-support.ts'
+import { database, embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // The percentiles the panels read from the rollups' histograms (migration 0008) against quantileExact
 // over the item rows they summarise, per agent, for the rank quantileExact takes: within the

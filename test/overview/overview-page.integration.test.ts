@@ -10,7 +10,7 @@ import { overviewQueries } from '../../dev-server/overview/overview-queries.ts'
 import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
 import { fillWithGeneratedConversations } from '../observability/generated-clickhouse.ts'
 import { findChromium } from '../support/chromium.ts'
-import { embeddedClickHouse } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse } from '../support/embedded-clickhouse.ts'
 
 // The overview page of `./run dev` as a newcomer meets it: the dev SQL endpoint over a real
 // embedded ClickHouse (chDB) filled with generated conversations by the worker's own transform,

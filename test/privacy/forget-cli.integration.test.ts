@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillWithGeneratedConversations } from '../observability/generated-clickhouse.ts'
-import { embeddedClickHouse, queryRows, tempDataDir, workerEnv } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
+import { workerEnv } from '../support/worker-settings.ts'
 
 // `voice-analytics forget` as an operator runs it (#24): a clear refusal without exactly one
 // selector, a count with --dry-run, nothing removed without a yes, then the erasure with --yes and

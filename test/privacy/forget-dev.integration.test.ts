@@ -5,16 +5,12 @@ import type { EventCodec } from '../../core/event/event-codec.ts'
 import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type DevProcess, startDev, voiceAnalytics } from '../support/dev-process.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { freePort } from '../support/private-kafka.ts'
-import {
-  connectedProducer,
-  produceEvents,
-  tempDataDir,
-  testCodec,
-  waitFor,
-  workerEnv,
-} from '../worker/worker-test-support.ts'
+import { connectedProducer, produceEvents, testCodec } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { workerEnv } from '../support/worker-settings.ts'
 
 // `voice-analytics forget` (and --status) while `npm run dev` runs (#30): the command goes through
 // dev's endpoint (POST /forget, behind its token), which holds the embedded data directory, so the

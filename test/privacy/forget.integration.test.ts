@@ -12,15 +12,11 @@ import { searchTopics } from '../../core/privacy/erasure/topic-search.ts'
 import { hashPhone } from '../../core/privacy/pii/pii-redaction.ts'
 import { overviewQueries, overviewSql } from '../../dev-server/overview/overview-queries.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
-import {
-  committedTotal,
-  hourRollupMismatches,
-  produceEvents,
-  queryRows,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from '../worker/worker-test-support.ts'
+import { queryRows } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents } from '../support/produce-events.ts'
+import { hourRollupMismatches } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // Forgetting a caller (#24) on the real pipeline: Kafka, the registry, the worker and embedded
 // ClickHouse. Three callers; caller A has three calls (a campaign call, a test, an inbound call) and

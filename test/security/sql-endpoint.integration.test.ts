@@ -12,7 +12,7 @@ import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { checkReadOnlyQuery, readOnlySettings } from '../../core/clickhouse/clickhouse-read-only.ts'
 import { loadOrCreateLocalSecret } from '../../core/secrets/local-secret.ts'
 import { type SqlEndpoint, startSqlEndpoint } from '../../dev-server/sql-endpoint.ts'
-import { embeddedClickHouse } from '../worker/worker-test-support.ts'
+import { embeddedClickHouse } from '../support/embedded-clickhouse.ts'
 
 // The dev SQL endpoint as an attacker meets it: over HTTP, on the real embedded ClickHouse (chDB).
 // It must read the pipeline's tables for a local program holding its token, and nothing else:

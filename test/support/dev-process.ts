@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { waitFor } from '../worker/worker-test-support.ts'
+import { waitFor } from './wait-for.ts'
 
 // The operator's processes, as tests run them: `voice-analytics <command>` and `npm run dev`
 // (dev-server/main.ts), each with the test's environment on top of this one's.

@@ -2,17 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
-import {
-  committedTotal,
-  countFinal,
-  database,
-  produceEvents,
-  queryRows,
-  registrySum,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { countFinal, database, queryRows } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
+import { registrySum } from '../support/worker-metrics-reading.ts'
 
 // An old backfill through the real worker (real Kafka, registry, embedded ClickHouse) pages nobody:
 // conversations dated a year ago and last month, failed rooms among them, all received now, are

@@ -8,16 +8,12 @@ import { topics } from '../../core/kafka/topics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { loadFixtureText } from '../fixtures/index.ts'
 import { startDev, voiceAnalytics } from '../support/dev-process.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { freePort } from '../support/private-kafka.ts'
-import {
-  connectedProducer,
-  produceEvents,
-  tempDataDir,
-  testCodec,
-  waitFor,
-  workerEnv,
-} from './worker-test-support.ts'
+import { connectedProducer, produceEvents, testCodec } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { workerEnv } from '../support/worker-settings.ts'
 
 // The operator's tools as processes: `voice-analytics replay` and `query`, and `npm run dev`
 // (ingress + worker + the read-only SQL endpoint that `query` uses while dev owns the data).

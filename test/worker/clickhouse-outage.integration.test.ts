@@ -6,21 +6,17 @@ import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
+import { database } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents, type Sent } from '../support/produce-events.ts'
+import { expectExactCounts, storedConversations } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 import {
-  committedTotal,
-  database,
   domainTotals,
-  expectExactCounts,
   expectedDomainTotals,
   liveSpan,
   metricValue,
-  produceEvents,
-  type Sent,
-  startWorkerFixture,
-  storedConversations,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+} from '../support/worker-metrics-reading.ts'
 
 // Embedded mode: ClickHouse "goes away" for the worker by detaching the tables it writes (real
 // inserts fail with UNKNOWN_TABLE). The worker retries with backoff, pauses, commits nothing,

@@ -4,20 +4,13 @@ import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
-import {
-  committedTotal,
-  database,
-  expectExactCounts,
-  expectedRows,
-  metricValue,
-  produceEvents,
-  queryRows,
-  startWorkerFixture,
-  topicMessageCount,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { committedTotal, produceEvents, topicMessageCount } from '../support/produce-events.ts'
+import { expectExactCounts, expectedRows } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
+import { metricValue } from '../support/worker-metrics-reading.ts'
 
 // ClickHouse refusing a write, for each class of core/clickhouse/clickhouse-errors.ts that is not transient
 // (transient: clickhouse-outage.integration.test.ts), on real embedded chDB:

@@ -17,7 +17,7 @@ import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadAllFixtures, loadFixture } from '../fixtures/index.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
-import { embeddedClickHouse, queryRows, tempDataDir } from './worker-test-support.ts'
+import { embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 
 // The ClickHouse-side peer of the worker benchmark (bench/clickhouse-side/views.sql) must write the
 // rollups as the worker does: the same Avro message bytes go through the worker's transform, insert

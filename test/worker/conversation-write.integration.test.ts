@@ -9,13 +9,9 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
 import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
-import {
-  database,
-  hourRollupMismatches,
-  migratedEmbeddedDatabase,
-  queryRows,
-  testLogger,
-} from './worker-test-support.ts'
+import { database, migratedEmbeddedDatabase, queryRows } from '../support/embedded-clickhouse.ts'
+import { hourRollupMismatches } from '../support/stored-rows.ts'
+import { testLogger } from '../support/worker-settings.ts'
 
 // The worker's write (write/conversation-write.ts) on embedded ClickHouse, watched at the client: what
 // it asks ClickHouse before its inserts. First deliveries of conversations it does not know ask

@@ -5,15 +5,11 @@ import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
-import {
-  committedTotal,
-  database,
-  queryRows,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { committedTotal } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // A poison message whose dead letter is larger than the DLQ topic takes (a DLQ created with
 // max.message.bytes=4096): it goes to the DLQ truncated, with the error and where the original is,

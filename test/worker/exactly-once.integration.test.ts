@@ -4,17 +4,11 @@ import type { ConversationCompleteEvent } from '../../core/event/conversation-co
 import { histogramQuantile, mergedHistogram } from '../../dashboards/src/latency-histogram.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
-import {
-  committedTotal,
-  database,
-  expectExactCounts,
-  produceEvents,
-  queryRows,
-  type Sent,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents, type Sent } from '../support/produce-events.ts'
+import { expectExactCounts } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // The same conversation delivered twice by the platform, and the whole topic replayed by a
 // second consumer group (other batch boundaries, so other insert tokens), are counted once in

@@ -8,13 +8,9 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { createConversationWrite } from '../../services/worker/write/conversation-write.ts'
 import type { HourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper.ts'
 import { clickHouseHourRollupKeeper } from '../../services/worker/write/hour-rollup-keeper-start.ts'
-import {
-  database,
-  hourRollupMismatches,
-  migratedEmbeddedDatabase,
-  queryRows,
-  testLogger,
-} from './worker-test-support.ts'
+import { database, migratedEmbeddedDatabase, queryRows } from '../support/embedded-clickhouse.ts'
+import { hourRollupMismatches } from '../support/stored-rows.ts'
+import { testLogger } from '../support/worker-settings.ts'
 
 // The hour rollup (latency-hour-rollup.ts) kept by the worker's keeper (write/hour-rollup-keeper.ts),
 // off the worker's write, on embedded ClickHouse: a pass takes in what the writes told it; a worker

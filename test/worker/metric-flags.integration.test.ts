@@ -4,17 +4,11 @@ import { metricFlagNames } from '../../services/worker/transform/metric-quality.
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { type ImpossibleMetrics, withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadFixture, startedAgo } from '../fixtures/index.ts'
-import {
-  committedTotal,
-  countFinal,
-  database,
-  metricSum,
-  produceEvents,
-  queryRows,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { countFinal, database, queryRows } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents } from '../support/produce-events.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
+import { metricSum } from '../support/worker-metrics-reading.ts'
 
 // Metric sanity at ingest (#14) end to end: conversations carrying impossible metrics go through
 // real Kafka, the real registry and the worker into embedded ClickHouse. Every value is stored as

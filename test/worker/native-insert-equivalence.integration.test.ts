@@ -14,8 +14,8 @@ import { planWrite } from '../../services/worker/write/redelivery-plan.ts'
 import { storedKeys } from '../../services/worker/write/stored-keys.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { loadAllFixtures, loadFixture } from '../fixtures/index.ts'
+import { embeddedClickHouse, queryRows, tempDataDir } from '../support/embedded-clickhouse.ts'
 import { insertTableRowsAsJsonCompact } from './json-compact-reference-insert.ts'
-import { embeddedClickHouse, queryRows, tempDataDir } from './worker-test-support.ts'
 
 // The Native route stores exactly what the JSONCompactEachRow route stored (#12). The same writes,
 // planned as the worker plans them (stored keys, tombstones of a re-delivery), go through the old

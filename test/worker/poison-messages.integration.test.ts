@@ -6,15 +6,10 @@ import { committedOffsets } from '../../core/kafka/kafka-offsets.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
+import { countFinal, database, queryRows } from '../support/embedded-clickhouse.ts'
 import { readTopic } from '../support/kafka-test-helpers.ts'
-import {
-  countFinal,
-  database,
-  queryRows,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // Poison between good messages of one partition: each lands in the DLQ with its original bytes
 // and the error in headers, is counted, and the good ones around it arrive.

@@ -8,17 +8,11 @@ import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { loadFixture } from '../fixtures/index.ts'
-import {
-  committedTotal,
-  database,
-  expectStoredRowsEqual,
-  produceEvents,
-  queryRows,
-  type Sent,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { database, queryRows } from '../support/embedded-clickhouse.ts'
+import { committedTotal, produceEvents, type Sent } from '../support/produce-events.ts'
+import { expectStoredRowsEqual } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // A conversation the platform delivers again is stored once, and only its newest delivery is
 // visible (FINAL) in every table and the rollup, whatever changed in between: fewer items, another

@@ -4,18 +4,12 @@ import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
+import { committedTotal, produceEvents, type Sent, topicMessageCount } from '../support/produce-events.ts'
+import { expectExactCounts } from '../support/stored-rows.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
-import {
-  committedTotal,
-  expectExactCounts,
-  metricValue,
-  produceEvents,
-  type Sent,
-  startWorkerFixture,
-  topicMessageCount,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
+import { metricValue } from '../support/worker-metrics-reading.ts'
 
 // The worker reaches the real registry through a switchable pass-through: first every request is
 // answered 404 (a gateway, a wrong path, an empty registry), then connections drop (registry

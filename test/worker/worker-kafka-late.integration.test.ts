@@ -2,17 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { kafkaBrokers } from '../stack/servers.ts'
+import { countFinal } from '../support/embedded-clickhouse.ts'
 import { logSink } from '../support/log-sink.ts'
 import { freePort } from '../support/private-kafka.ts'
+import { produceEvents } from '../support/produce-events.ts'
+import { expectExactCounts } from '../support/stored-rows.ts'
 import { createTcpFaultProxy, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
-import {
-  countFinal,
-  expectExactCounts,
-  produceEvents,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // A worker started before its broker answers (compose starting both, a broker restarting during a
 // deploy) waits for it, as it waits for ClickHouse, instead of exiting: the shared broker behind a

@@ -9,24 +9,26 @@ import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { testKafka } from '../support/kafka-test-helpers.ts'
 import { logSink } from '../support/log-sink.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 import {
   committedTotal,
   connectedProducer,
+  produceEvents,
+  type Sent,
+  testCodec,
+} from '../support/produce-events.ts'
+import { expectStoredExactlyOnce } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import {
   domainTotals,
   expectedDomainTotals,
-  expectStoredExactlyOnce,
   liveSpan,
-  produceEvents,
   registrySum,
-  type Sent,
-  tempDataDir,
-  testCodec,
-  waitFor,
-  workerConfig,
-} from './worker-test-support.ts'
+} from '../support/worker-metrics-reading.ts'
+import { workerConfig } from '../support/worker-settings.ts'
 
 // The Kafka broker stops under a running worker while batches are between receipt and commit,
 // stays away for a while, and starts again (same data, same port: a broker restart). The worker

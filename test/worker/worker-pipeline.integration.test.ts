@@ -3,19 +3,11 @@ import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import type { RunningWorker } from '../../services/worker/worker.ts'
 import { fixtureNames, loadFixture } from '../fixtures/index.ts'
-import {
-  countFinal,
-  database,
-  expectedRows,
-  expectStoredRowsEqual,
-  produceEvents,
-  queryRows,
-  readTable,
-  type Sent,
-  startWorkerFixture,
-  type WorkerFixture,
-  waitFor,
-} from './worker-test-support.ts'
+import { countFinal, database, queryRows } from '../support/embedded-clickhouse.ts'
+import { produceEvents, type Sent } from '../support/produce-events.ts'
+import { expectedRows, expectStoredRowsEqual, readTable } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
 
 // Fixtures and 1,000 generated conversations through real Kafka, the real registry and the
 // worker into embedded ClickHouse: exactly the expected rows in every table, values equal.

@@ -7,23 +7,24 @@ import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics
 import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
+  produceEvents,
+  type Sent,
+  testCodec,
+} from '../support/produce-events.ts'
+import { expectStoredExactlyOnce } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import {
   domainTotals,
   expectedDomainTotals,
-  expectStoredExactlyOnce,
   liveSpan,
-  produceEvents,
   registrySum,
-  type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
-  waitFor,
-  workerConfig,
-} from './worker-test-support.ts'
+} from '../support/worker-metrics-reading.ts'
+import { testLogger, workerConfig } from '../support/worker-settings.ts'
 
 // Scaling out and in under load: two workers in one consumer group (in one process, sharing the
 // embedded ClickHouse data directory, as two worker processes would share a ClickHouse server).

@@ -7,24 +7,25 @@ import type { Config } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, endOffsets, testKafka } from '../support/kafka-test-helpers.ts'
-import { createTcpFaultProxy, type ProxyFault, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
 import {
   committedTotal,
   connectedProducer,
+  produceEvents,
+  type Sent,
+  testCodec,
+} from '../support/produce-events.ts'
+import { expectStoredExactlyOnce } from '../support/stored-rows.ts'
+import { createTcpFaultProxy, type ProxyFault, type TcpFaultProxy } from '../support/tcp-fault-proxy.ts'
+import { waitFor } from '../support/wait-for.ts'
+import {
   domainTotals,
   expectedDomainTotals,
-  expectStoredExactlyOnce,
   liveSpan,
-  produceEvents,
   registrySum,
-  type Sent,
-  tempDataDir,
-  testCodec,
-  testLogger,
-  waitFor,
-  workerConfig,
-} from './worker-test-support.ts'
+} from '../support/worker-metrics-reading.ts'
+import { testLogger, workerConfig } from '../support/worker-settings.ts'
 
 // The schema registry goes away under a running worker before it has fetched the schema of the
 // messages arriving (a fresh worker on a fresh topic: its schema cache is empty): first hanging

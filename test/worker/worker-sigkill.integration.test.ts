@@ -5,19 +5,19 @@ import type { EventCodec } from '../../core/event/event-codec.ts'
 import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
+import { tempDataDir } from '../support/embedded-clickhouse.ts'
 import { createTestTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import {
   committedTotal,
   connectedProducer,
-  expectStoredExactlyOnce,
-  metricSum,
   produceEvents,
   type Sent,
-  tempDataDir,
   testCodec,
-  waitFor,
-  workerEnv,
-} from './worker-test-support.ts'
+} from '../support/produce-events.ts'
+import { expectStoredExactlyOnce } from '../support/stored-rows.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { metricSum } from '../support/worker-metrics-reading.ts'
+import { workerEnv } from '../support/worker-settings.ts'
 
 // The worker process (`node services/worker/main.ts`) is killed with SIGKILL in the middle of its
 // batches, several times, while 10,000 conversations flow in; after a last, clean run every table
