@@ -3,7 +3,7 @@ import { generateConversations } from '../generator/conversation-generator.ts'
 import { ingressEnvironment } from '../services/ingress/main.ts'
 import { kafkaBrokers, schemaRegistryUrl } from '../test/stack/servers.ts'
 
-// The ingress benchmarks' one load (bench/ingress-bench.ts, experiments/ingress-ab.ts, experiments/ingress-profile.ts):
+// The ingress benchmarks' one load (bench/ingress-bench.ts, ab/ingress-ab.ts, experiments/ingress-profile.ts at 1cd1657971):
 // 500 distinct ~40-item conversations (~22 KB JSON) posted by 32 connections, and the ingress's
 // environment against the shared stack.
 export const benchSecret = 'bench-secret-0123456789abcdef'
@@ -28,7 +28,7 @@ export function ingressEnv(port: number): Record<string, string> {
 }
 
 /** `env` changed by a setting like 'NAME=value -OTHER' (set NAME, drop OTHER), for A/B runs of
- *  the process's environment (bench/experiments/ingress-ab.ts, experiments/ingress-memory.ts). */
+ *  the process's environment (bench/ab/ingress-ab.ts, experiments/ingress-memory.ts at 1cd1657971). */
 export function withEnvChanges(env: Record<string, string>, changes = ''): Record<string, string> {
   const changed = { ...env }
   for (const change of changes.split(/\s+/).filter(Boolean))

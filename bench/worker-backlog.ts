@@ -16,7 +16,7 @@ import { cpuSeconds, mainThreadCpuSeconds } from './process-cpu.ts'
 
 // A backlog of generated conversations in a throwaway topic, and one worker process draining it
 // while the bench scrapes its metrics: shared by `npm run bench:worker` and the A/B drain of two
-// checkouts (bench/experiments/worker-drain-ab.ts).
+// checkouts (bench/ab/worker-drain-ab.ts).
 /** The stack's Kafka (as `clientId`) and the registry's codec, as the worker benchmarks publish with. */
 export async function benchKafkaAndCodec(
   clientId: string,

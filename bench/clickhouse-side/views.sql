@@ -39,13 +39,13 @@
 --    again with fewer items keeps the extra items of the earlier delivery under FINAL. Two
 --    deliveries of one conversation in one insert block share a rollup feed row (GROUP BY session
 --    and minute); the JS keeps the newest delivery only.
---  * exactly once: an INSERT carries the token its caller names (bench/experiments/route-ab.ts: one per batch); the
+--  * exactly once: an INSERT carries the token its caller names (bench/route-ab.ts: one per batch); the
 --    Kafka engine has no token per offset range, a view that fails makes its siblings insert again
 --    on retry, and a rebalance re-reads.
 --  * poison messages: no dead-letter topic; a message the format cannot read fails the insert
 --    (kafka_handle_error_mode = 'default' blocks the Kafka table on it).
 -- Everything else is meant to be exact, and is on the fixtures and generated conversations that
--- bench/experiments/route-ab.ts compares row by row: metric flags, the per-conversation
+-- bench/route-ab.ts compares row by row: metric flags, the per-conversation
 -- percentiles (type 7 written out as latency-percentiles.ts computes it), active agents, handoffs,
 -- the key time's fallbacks, the tool-call pairing.
 

@@ -31,7 +31,7 @@ const sharedSettings = {
  * (#12): every merge now uses the vertical algorithm, which merges the key columns and then the
  * rest one column at a time instead of reading every column of every part at once (the horizontal
  * algorithm, chosen below 131,072 rows: most of the worker's merges). A merge then holds ~20-60 MB
- * instead of 120-250 MB, at no more CPU per conversation (bench/experiments/worker-memory.ts).
+ * instead of 120-250 MB, at no more CPU per conversation (bench/experiments/worker-memory.ts at 1cd1657971).
  * Merges were also a quarter of the worker's CPU (each write makes a part in every table): a
  * merge selector base of 10 instead of 5 merges parts in bigger steps, so each row is rewritten
  * fewer times: half the merges and 60% fewer merged rows, at ~1.5x the active parts

@@ -108,7 +108,7 @@ export function recomputeParams(hours: readonly AgentHour[]): Record<string, unk
 
 // Agent-hours per statement: a backfill's pass recomputes thousands, and each statement pays again
 // for opening every part its hours touch (1,561 hours of a ten-year history: 0.43–0.48 s in one
-// statement, 0.72–0.87 s in chunks of 500; bench/experiments/hour-recompute-ab.ts). Bounded because
+// statement, 0.72–0.87 s in chunks of 500; bench/experiments/hour-recompute-ab.ts at 1cd1657971). Bounded because
 // the hours travel as query parameters, in the URL of a server's HTTP request (http_max_uri_size,
 // 1 MiB by default): 2,000 of them are ~110 KB with UUID agent ids.
 const recomputeChunk = 2000

@@ -7,7 +7,7 @@ import {
 } from '../../services/worker/transform/table-rows.ts'
 
 // The route the worker wrote by before #12, kept as the reference the Native route is proven equal
-// to (native-insert-equivalence.integration.test.ts) and measured against (bench/experiments/insert-route-ab.ts):
+// to (native-insert-equivalence.integration.test.ts) and measured against (bench/experiments/insert-route-ab.ts at 1cd1657971):
 // each table's rows as JSONCompactEachRow text (values in the column order of table-rows.ts) through
 // chDB's raw insert, with the settings it used.
 export const jsonCompactSettings = {

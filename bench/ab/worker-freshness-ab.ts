@@ -16,7 +16,7 @@ import {
   storedFreshness,
 } from '../worker-backlog.ts'
 
-// `node bench/experiments/worker-freshness-ab.ts`: freshness (publish → queryable) of the workers of two
+// `node bench/ab/worker-freshness-ab.ts`: freshness (publish → queryable) of the workers of two
 // checkouts (A: BENCH_A_DIR, required; B: BENCH_B_DIR, default this one) at the same
 // time, on the same events: one topic (6 partitions) fed at BENCH_RATE events/s (250) for
 // BENCH_SECONDS (30), each worker in a consumer group and a data directory of its own. On a shared

@@ -12,7 +12,7 @@ import {
   startWorkerCommand,
 } from '../worker-backlog.ts'
 
-// `node bench/experiments/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, required;
+// `node bench/ab/worker-drain-ab.ts`: the worker of two checkouts (A: BENCH_A_DIR, required;
 // B: BENCH_B_DIR, default this one) draining the same backlog, alternating A B B A per round so that both see the same
 // machine: a throwaway topic (6 partitions) filled once with BENCH_CONVERSATIONS (12,000) generated
 // conversations; per run a fresh worker process (`services/worker/main.ts` of that checkout, a temp

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto'
 import { rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { createClickHouse } from '../../core/clickhouse/clickhouse.ts'
-import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
-import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
-import { createEventCodec, createSchemaRegistry } from '../../core/event/event-codec.ts'
-import type { AvroRecord } from '../../core/event/event-record.ts'
-import type { ConsumedMessage } from '../../core/kafka/partition-batches.ts'
-import { conversationRows, type Delivery } from '../../services/worker/transform/conversation-rows.ts'
-import { type MessageRows, mergeRows } from '../../services/worker/write/batch-rows.ts'
-import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
-import { insertToken } from '../../services/worker/write/insert-token.ts'
-import { offsetRanges } from '../../services/worker/write/write-split.ts'
-import { withImpossibleMetrics } from '../../test/fixtures/impossible-metrics.ts'
-import { fixtureNames, loadFixture } from '../../test/fixtures/index.ts'
-import { schemaRegistryUrl } from '../../test/stack/servers.ts'
-import { conversationPool, messageBytes } from '../bench-conversations.ts'
-import { machineLine } from '../bench-process.ts'
-import { clickhouseSideStatements, landingInsert } from '../clickhouse-side/clickhouse-side-sql.ts'
-import { storedTableNames } from '../stored-tables.ts'
+import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
+import { runMigrations } from '../core/clickhouse/clickhouse-migrations.ts'
+import type { ConversationCompleteEvent } from '../core/event/conversation-complete.types.ts'
+import { createEventCodec, createSchemaRegistry } from '../core/event/event-codec.ts'
+import type { AvroRecord } from '../core/event/event-record.ts'
+import type { ConsumedMessage } from '../core/kafka/partition-batches.ts'
+import { conversationRows, type Delivery } from '../services/worker/transform/conversation-rows.ts'
+import { type MessageRows, mergeRows } from '../services/worker/write/batch-rows.ts'
+import { insertTableRows } from '../services/worker/write/clickhouse-insert.ts'
+import { insertToken } from '../services/worker/write/insert-token.ts'
+import { offsetRanges } from '../services/worker/write/write-split.ts'
+import { withImpossibleMetrics } from '../test/fixtures/impossible-metrics.ts'
+import { fixtureNames, loadFixture } from '../test/fixtures/index.ts'
+import { schemaRegistryUrl } from '../test/stack/servers.ts'
+import { conversationPool, messageBytes } from './bench-conversations.ts'
+import { machineLine } from './bench-process.ts'
+import { clickhouseSideStatements, landingInsert } from './clickhouse-side/clickhouse-side-sql.ts'
+import { storedTableNames } from './stored-tables.ts'
 
 // The ClickHouse-side route against the worker's current JS route, in one process and one run
 // (#12), on the same conversations as Kafka message bytes, batch by batch, alternating
@@ -235,7 +235,7 @@ rmSync(infile, { force: true })
 const perConversation = (name: keyof typeof spent) => spent[name].cpuMs / spent[name].conversations
 const lines = [
   `### Route A/B ${new Date().toISOString()} — ${machineLine()}`,
-  `bench/experiments/route-ab.ts: ${total} conversations in batches of ${batchSize}, alternating; load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}`,
+  `bench/route-ab.ts: ${total} conversations in batches of ${batchSize}, alternating; load average (1 min) at start / end: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}`,
   '',
   '| route | CPU ms per conversation | wall ms per conversation | conversations/s (one process, wall) |',
   '|---|---|---|---|',

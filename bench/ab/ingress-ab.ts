@@ -7,7 +7,7 @@ import { peakRssMb, startService, waitForHttp } from '../bench-process.ts'
 import { ingressEnv, postConversations, withEnvChanges } from '../ingress-load.ts'
 import { cpuSeconds } from '../process-cpu.ts'
 
-// `BASE_DIR=<another checkout> node bench/experiments/ingress-ab.ts`: this checkout's ingress against
+// `BASE_DIR=<another checkout> node bench/ab/ingress-ab.ts`: this checkout's ingress against
 // another's (e.g. `git archive <commit>` unpacked, node_modules linked), alternating A, B, B, A, …
 // under the same load as bench/ingress-bench.ts, so a busy, shared machine's swings hit both.
 // Prints one line per run with the 1-minute load average; nothing is written.
