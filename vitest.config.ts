@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config'
 
 // Unit tests run in parallel; integration and e2e tests share one real Kafka, registry and
-// Keycloak (see test/stack/global-setup.ts for where they come from), one file at a time.
+// Keycloak (see test/stack/global-setup.ts for where they come from). Each integration test makes
+// its own topics, data directory and ports (a broker it stops is a private one), so they run in
+// parallel too: most of their time is waiting on a server, not a core. Three at once on two cores.
 export default defineConfig({
   test: {
+    maxWorkers: 3,
     projects: [
       {
         test: {
@@ -22,7 +25,6 @@ export default defineConfig({
           exclude: ['node_modules/**'],
           globalSetup: ['test/stack/global-setup.ts'],
           pool: 'forks',
-          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -43,13 +43,19 @@ describe('ingress shutdown on SIGTERM', () => {
     const kafka = testKafka()
     const start = await endOffsets(kafka, topics.conversationComplete)
     const events = generateConversations({ count: 300, seed: 41, historyItems: 20 })
+    // SIGTERM once the first request was accepted, while the rest are still in flight.
+    let firstAccepted!: () => void
+    const oneAccepted = new Promise<void>((resolve) => (firstAccepted = resolve))
     const answers = events.map((event) =>
       postJson(`${base}/webhooks/conversation-complete?token=${secret}`, event).then(
-        (response) => response.status,
+        (response) => {
+          if (response.status === 202) firstAccepted()
+          return response.status
+        },
         () => 'no answer',
       ),
     )
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await Promise.race([oneAccepted, Promise.all(answers)])
     child.kill('SIGTERM')
     const statuses = await Promise.all(answers)
     expect(await exited).toBe(0)
