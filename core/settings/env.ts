@@ -68,6 +68,8 @@ const envSchema = z
     METRICS_LABEL_VALUE_LIMIT: z.coerce.number().int().min(1).default(20),
     /** A conversation counts in the voice_* metrics the alerts read only when its time is within this many seconds of the worker's clock (either side); others count in voice_conversations_backfilled_total. */
     METRICS_LIVE_WINDOW_SECONDS: positiveInt.default(3600),
+    /** A silence longer than this many seconds between the first and the last speech of a conversation is dead air (conversations.dead_air_count); stored on each row with its figures. */
+    DEAD_AIR_SECONDS: z.coerce.number().min(0).default(3),
     /** Retention the worker applies at start, in days (0 removes the TTL: keep everything); unset leaves the tables' TTL as it is. */
     CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).optional(),
     CLICKHOUSE_ROLLUP_TTL_DAYS: z.coerce.number().int().min(0).optional(),

@@ -267,6 +267,7 @@ export async function startWorker(
       logger,
       signal: controller.signal,
       backoff,
+      turnTaking: { deadAirMs: config.DEAD_AIR_SECONDS * 1000 },
       commit: (committedTopic, partition, offset) => consumer.commit(committedTopic, partition, offset),
       seek: (seekTopic, partition, offset) => consumer.seek(seekTopic, partition, offset),
       owns: (batch) => consumer.owns(batch),

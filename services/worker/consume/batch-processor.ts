@@ -6,6 +6,7 @@ import type { Logger } from '../../../core/runtime/logger.ts'
 import { retryUntil, WorkerStoppingError } from '../../../core/runtime/retry-until.ts'
 import type { Dependency, ProgressWatch } from '../observe/progress-watch.ts'
 import type { WorkerMetrics } from '../observe/worker-metrics.ts'
+import type { TurnTakingSettings } from '../transform/turn-taking.ts'
 import type { BatchWriter, Rejected } from '../write/batch-writer.ts'
 import { messagesDigest } from '../write/insert-token.ts'
 import { BatchSlots, batchBytes } from './batch-slots.ts'
@@ -37,6 +38,8 @@ export interface BatchProcessorDeps {
   logger: Logger
   signal: AbortSignal
   backoff: BackoffSettings
+  /** The dead-air threshold of the turn-taking figures (DEAD_AIR_SECONDS). */
+  turnTaking: TurnTakingSettings
   /** Commits `offset` (the next to read) once the batch before it is stored. */
   commit: (topic: string, partition: number, offset: string) => Promise<void>
   /** Kafka accepted the commit of `offset`: the messages before it are this worker's, once (domain counts). */
@@ -263,7 +266,7 @@ export function createBatchProcessor(deps: BatchProcessorDeps) {
     try {
       const decoded = await decode(batch) // step 1
       if (!deps.owns(batch)) return // a rebalance took the partition meanwhile; nothing is written
-      const stored = write(transformed(decoded), range, batch) // steps 2 and 3, the write in the background
+      const stored = write(transformed(decoded, deps.turnTaking), range, batch) // steps 2 and 3, the write in the background
 
       if (!tracker.tracking(key)) deps.readingFrom(topic, partition, range.firstOffset)
       const ticket = tracker.handedOver(key, range.firstOffset, range.lastOffset)

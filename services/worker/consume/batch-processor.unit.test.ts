@@ -5,6 +5,7 @@ import { createLogger } from '../../../core/runtime/logger.ts'
 import { createMetricsRegistry } from '../../../core/runtime/metrics.ts'
 import { ProgressWatch } from '../observe/progress-watch.ts'
 import { createWorkerMetrics } from '../observe/worker-metrics.ts'
+import { defaultTurnTaking } from '../transform/turn-taking.ts'
 import type { BatchWriter } from '../write/batch-writer.ts'
 import { type BatchProcessorDeps, createBatchProcessor } from './batch-processor.ts'
 
@@ -40,6 +41,7 @@ function poisonDeps(overrides: Partial<BatchProcessorDeps>, onDecode: (bytes: nu
     logger: createLogger('test', 'silent'),
     signal: new AbortController().signal,
     backoff: defaultBackoff,
+    turnTaking: defaultTurnTaking,
     commit: async () => {},
     committed: () => {},
     assigned: () => {},

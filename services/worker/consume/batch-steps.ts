@@ -1,5 +1,6 @@
 import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
 import { conversationRows, type Delivery } from '../transform/conversation-rows.ts'
+import { defaultTurnTaking, type TurnTakingSettings } from '../transform/turn-taking.ts'
 import type { MessageRows } from '../write/batch-rows.ts'
 import type { Rejected } from '../write/batch-writer.ts'
 import type { Decoded, MessageOutcome, Poisoned, Received, Stored, Transformed } from './message-outcome.ts'
@@ -14,7 +15,10 @@ export function received(topic: string, partition: number, messages: readonly Co
 }
 
 /** Rows step: the table rows of each decoded message; a record the transform refuses is poison. */
-export function transformed(outcomes: readonly (Decoded | Poisoned)[]): Array<Transformed | Poisoned> {
+export function transformed(
+  outcomes: readonly (Decoded | Poisoned)[],
+  turnTaking: TurnTakingSettings = defaultTurnTaking,
+): Array<Transformed | Poisoned> {
   return outcomes.map((outcome) => {
     if (outcome.kind === 'poison') return outcome
     const { topic, partition, message } = outcome
@@ -25,7 +29,11 @@ export function transformed(outcomes: readonly (Decoded | Poisoned)[]): Array<Tr
       timestampMs: Number(message.timestamp),
     }
     try {
-      const entry: MessageRows = { delivery, message, rows: conversationRows(outcome.record, delivery) }
+      const entry: MessageRows = {
+        delivery,
+        message,
+        rows: conversationRows(outcome.record, delivery, turnTaking),
+      }
       return { kind: 'transformed', topic, partition, message, entry }
     } catch (error) {
       return poisoned(outcome, 'transform_error', (error as Error).message)

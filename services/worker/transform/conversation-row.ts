@@ -1,10 +1,12 @@
 import type { LatencyMetric } from '../../../core/clickhouse/latency-metrics.ts'
 import { timestampMs } from './clickhouse-values.ts'
 import type { ConversationContext } from './conversation-context.ts'
+import { conversationSpeech } from './conversation-speech.ts'
 import { extraFieldsJson } from './extra-fields-json.ts'
 import { percentileOfSorted as percentile } from './latency-percentiles.ts'
 import { isAgent, isMessage, isUser } from './metric-quality.ts'
 import type { ConversationItemRow, ConversationRow, HandoffRow, ToolCallRow } from './table-rows.ts'
+import { type TurnTakingSettings, turnTaking } from './turn-taking.ts'
 
 /** The rows of the other tables the conversation's figures are counted from. */
 export interface ConversationParts {
@@ -15,7 +17,11 @@ export interface ConversationParts {
 }
 
 /** The conversation's one row: its payload's fields, its figures and where Kafka delivered it. */
-export function conversationRow(context: ConversationContext, parts: ConversationParts): ConversationRow {
+export function conversationRow(
+  context: ConversationContext,
+  parts: ConversationParts,
+  settings: TurnTakingSettings,
+): ConversationRow {
   const { envelope, data, delivery } = context
   const { items, durationSeconds } = parts
   const counts = itemCounts(items)
@@ -32,6 +38,13 @@ export function conversationRow(context: ConversationContext, parts: Conversatio
   const endOfTurn = sortedValues(items, 'end_of_turn_delay')
   const testEval = data.test_eval_result
   const room = data.room_metadata
+  const { speech, flagged } = conversationSpeech(items)
+  const turns = turnTaking(
+    speech,
+    { startMs: context.startTime ?? undefined, agentJoinedMs: context.agentJoinedAt ?? undefined },
+    settings,
+  )
+  const figures = turns.figures
   return {
     ...context.columns,
     event_time_source: context.keyTimeSource,
@@ -79,6 +92,23 @@ export function conversationRow(context: ConversationContext, parts: Conversatio
     transcription_delay_p95: percentile(transcription, 0.95),
     end_of_turn_delay_p50: percentile(endOfTurn, 0.5),
     end_of_turn_delay_p95: percentile(endOfTurn, 0.95),
+    dead_air_threshold_ms: settings.deadAirMs,
+    agent_talk_ms: figures?.agentTalkMs ?? null,
+    caller_talk_ms: figures?.callerTalkMs ?? null,
+    talk_ratio: figures?.talkRatio ?? null,
+    silence_ms: figures?.silenceMs ?? null,
+    dead_air_count: figures?.deadAirCount ?? null,
+    longest_silence_ms: figures?.longestSilenceMs ?? null,
+    caller_barge_ins: figures?.callerBargeIns ?? null,
+    barge_ins_yielded: figures?.bargeInsYielded ?? null,
+    agent_cut_ins: figures?.agentCutIns ?? null,
+    overlap_ms: figures?.overlapMs ?? null,
+    first_word_ms: figures?.firstWordMs ?? null,
+    response_turns: figures?.responseTurns ?? null,
+    response_gap_p50_ms: figures?.responseGapP50Ms ?? null,
+    response_gap_p95_ms: figures?.responseGapP95Ms ?? null,
+    gap_e2e_disagreements: figures?.gapE2eDisagreements ?? null,
+    speech_left_out: flagged + turns.leftOut.noStop + turns.leftOut.overlapsItsSide,
     extra_fields_json: extraFieldsJson(data),
     envelope_extra_fields_json: extraFieldsJson(envelope),
     test_eval_result_extra_fields_json: extraFieldsJson(testEval),

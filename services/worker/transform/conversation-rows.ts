@@ -12,6 +12,7 @@ import { conversationSpan } from './metric-quality.ts'
 import type { TableRows } from './table-rows.ts'
 import { testResultRows } from './test-result-rows.ts'
 import { toolCallRows } from './tool-call-rows.ts'
+import { defaultTurnTaking, type TurnTakingSettings } from './turn-taking.ts'
 
 export type { Delivery }
 export { latencyMetrics }
@@ -23,7 +24,11 @@ export { latencyMetrics }
 // re-delivery lands on the same keys. Each table's rows are built in rows/, one file a table, from
 // one context computed once per conversation; a history item becomes a row only in
 // conversation-item-rows.ts. This function orders the steps: the item rows first, as the others read them.
-export function conversationRows(record: AvroRecord, delivery: Delivery): TableRows {
+export function conversationRows(
+  record: AvroRecord,
+  delivery: Delivery,
+  turnTaking: TurnTakingSettings = defaultTurnTaking,
+): TableRows {
   const context = conversationContext(record, delivery)
   const items = conversationItemRows(context)
   // Flags need the whole conversation (an agent turn's e2e includes the user turn it answers).
@@ -32,7 +37,7 @@ export function conversationRows(record: AvroRecord, delivery: Delivery): TableR
   flagItemRows(items, conversationSpan(context.startTime, context.createdAt, durationSeconds))
   const toolCalls = toolCallRows(context, items)
   const handoffs = handoffRows(context, items)
-  const conversation = conversationRow(context, { items, toolCalls, handoffs, durationSeconds })
+  const conversation = conversationRow(context, { items, toolCalls, handoffs, durationSeconds }, turnTaking)
   return {
     conversations: [conversation],
     conversation_items: items,

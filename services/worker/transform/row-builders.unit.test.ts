@@ -11,6 +11,7 @@ import { handoffRows } from './handoff-rows.ts'
 import { conversationSpan } from './metric-quality.ts'
 import { testResultRows } from './test-result-rows.ts'
 import { toolCallRows } from './tool-call-rows.ts'
+import { defaultTurnTaking } from './turn-taking.ts'
 
 // Each table's builder on a small conversation; conversation-rows.unit.test.ts checks them together.
 const delivery = { topic: 't', partition: 1, offset: 7, timestampMs: 5_000 }
@@ -120,7 +121,7 @@ describe('conversationRow and the rows that repeat it', () => {
     const { context, items } = built({ history, ...data })
     const toolCalls = toolCallRows(context, items)
     const parts = { items, toolCalls, handoffs: handoffRows(context, items), durationSeconds: 30 }
-    return { context, items, conversation: conversationRow(context, parts) }
+    return { context, items, conversation: conversationRow(context, parts, defaultTurnTaking) }
   }
 
   it('counts turns (messages only), interruptions and tool calls, and takes percentiles', () => {

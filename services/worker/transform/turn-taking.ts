@@ -28,9 +28,16 @@ export interface CallTimes {
 export interface TurnTakingSettings {
   /** a silence longer than this is dead air (DEAD_AIR_SECONDS) */
   deadAirMs: number
-  /** a response gap and its e2e_latency further apart than this disagree */
-  e2eMarginMs: number
 }
+export const defaultTurnTaking: TurnTakingSettings = { deadAirMs: 3_000 }
+
+/**
+ * A response gap (caller stops -> agent starts, from the speaking times) and the agent message's
+ * e2e_latency further apart than this disagree: both measure the same wait, but e2e_latency runs
+ * from the end-of-speech detection on the agent's host, which may lag the caller's last word by a
+ * few hundred ms (end_of_turn_delay), so only more than half a second says one of them is off.
+ */
+export const gapE2eMarginMs = 500
 
 /** Why a speech was left out of every figure. */
 export interface LeftOut {
@@ -118,8 +125,7 @@ function figuresOf(
     responseGapP50Ms: percentileOfSorted(sortedGaps, 0.5),
     responseGapP95Ms: percentileOfSorted(sortedGaps, 0.95),
     gapE2eDisagreements: responses.filter(
-      (turn) =>
-        turn.e2eLatencyMs !== undefined && Math.abs(turn.gapMs - turn.e2eLatencyMs) > settings.e2eMarginMs,
+      (turn) => turn.e2eLatencyMs !== undefined && Math.abs(turn.gapMs - turn.e2eLatencyMs) > gapE2eMarginMs,
     ).length,
   }
 }
