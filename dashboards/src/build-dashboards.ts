@@ -6,6 +6,7 @@ import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard'
 import { stringify } from 'yaml'
 import { agentTestsDashboard } from './agent-tests-dashboard.ts'
 import { campaignsDashboard } from './campaigns-dashboard.ts'
+import { conversationQualityDashboard } from './conversation-quality-dashboard.ts'
 import { alertRulesProvisioning } from './grafana-alert-rules.ts'
 import { pipelineHealthDashboard } from './pipeline-health-dashboard.ts'
 import { voiceLatencyDashboard } from './voice-latency-dashboard.ts'
@@ -17,6 +18,7 @@ export const dashboardFiles = {
   'grafana/dashboards/voice-latency.json': voiceLatencyDashboard,
   'grafana/dashboards/campaigns.json': campaignsDashboard,
   'grafana/dashboards/agent-tests.json': agentTestsDashboard,
+  'grafana/dashboards/conversation-quality.json': conversationQualityDashboard,
   'grafana/dashboards/pipeline-health.json': pipelineHealthDashboard,
 }
 export const alertRulesFile = 'grafana/provisioning/alerting/voice-analytics-alerts.yaml'

@@ -40,6 +40,16 @@ export const grafanaAlertThresholds = {
   campaignCostPerCompletedCallAbove: 1,
   campaignCostMinCompleted: 20,
   campaignCostWindowHours: 24,
+  /**
+   * Conversation quality (#31), per agent over the window, judged only with at least qualityMinCalls
+   * calls with speech (HAVING: fewer, no row, no alert): the share of calls with dead air (a silence
+   * longer than DEAD_AIR_SECONDS) above deadAirShareAbove, or caller barge-ins per agent turn above
+   * bargeInsPerAgentTurnAbove.
+   */
+  deadAirShareAbove: 0.3,
+  bargeInsPerAgentTurnAbove: 0.25,
+  qualityMinCalls: 20,
+  qualityWindowMinutes: 30,
 }
 
 export const alertFolder = 'voice-analytics'
@@ -95,6 +105,12 @@ const latencyRule = (
     'Dashboard: /d/voice-latency',
   severity: 'warning',
 })
+
+/** An agent's calls with measurable speech in the window (the quality rules' rows). */
+const agentSpeechCalls = `${database}.conversations FINAL
+      WHERE $__timeFilter(event_time)
+        AND agent_talk_ms IS NOT NULL
+      GROUP BY agent`
 
 const rules: ClickHouseRule[] = [
   {
@@ -174,6 +190,43 @@ const rules: ClickHouseRule[] = [
       `Cost per completed call above ${t.campaignCostPerCompletedCallAbove} (the prices' currency) with at least ` +
       `${t.campaignCostMinCompleted} priced completed calls in ${t.campaignCostWindowHours} h ` +
       '(campaignCostPerCompletedCallAbove, campaignCostMinCompleted in dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns',
+    severity: 'warning',
+  },
+  {
+    uid: 'voice-agent-dead-air-clickhouse',
+    title: 'Agent calls with dead air (ClickHouse)',
+    windowSeconds: t.qualityWindowMinutes * 60,
+    rawSql: `
+      SELECT ifNull(agent_name, agent_id) AS agent, countIf(dead_air_count > 0) / count() AS dead_air_share
+      FROM ${agentSpeechCalls}
+      HAVING count() >= ${t.qualityMinCalls}`,
+    threshold: { type: 'gt', value: t.deadAirShareAbove },
+    summary:
+      'Agent {{ $labels.agent }}: {{ humanizePercentage $values.B.Value }} of its calls in the last ' +
+      `${t.qualityWindowMinutes} minutes had a silence longer than the dead-air threshold. Open the Conversation quality ` +
+      'dashboard ("Longest silences") and listen to a few calls: a slow tool, an LLM or TTS provider stalling, or a prompt that waits?',
+    description:
+      `Share of calls with dead air above ${t.deadAirShareAbove} with at least ${t.qualityMinCalls} calls with speech in ` +
+      `${t.qualityWindowMinutes} min (deadAirShareAbove, qualityMinCalls in dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-conversation-quality`,
+    severity: 'warning',
+  },
+  {
+    uid: 'voice-agent-barge-ins-clickhouse',
+    title: 'Agent barge-in rate high (ClickHouse)',
+    windowSeconds: t.qualityWindowMinutes * 60,
+    rawSql: `
+      SELECT ifNull(agent_name, agent_id) AS agent,
+        sum(caller_barge_ins) / sum(agent_turn_count) AS barge_ins_per_agent_turn
+      FROM ${agentSpeechCalls}
+      HAVING count() >= ${t.qualityMinCalls} AND sum(agent_turn_count) > 0`,
+    threshold: { type: 'gt', value: t.bargeInsPerAgentTurnAbove },
+    summary:
+      'Agent {{ $labels.agent }}: callers cut in on {{ humanize $values.B.Value }} of its turns in the last ' +
+      `${t.qualityWindowMinutes} minutes. Open the Conversation quality dashboard: long answers, a slow first word, or ` +
+      'end-of-turn detection cutting the caller off? Review the latest prompt or turn-detection change.',
+    description:
+      `Caller barge-ins per agent turn above ${t.bargeInsPerAgentTurnAbove} with at least ${t.qualityMinCalls} calls with speech in ` +
+      `${t.qualityWindowMinutes} min (bargeInsPerAgentTurnAbove, qualityMinCalls in dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-conversation-quality`,
     severity: 'warning',
   },
   latencyRule(

@@ -2,6 +2,7 @@ import { includeFlaggedDefault, includeFlaggedVariable } from '../../dashboards/
 import { campaignCostsTable, totalCost } from '../../dashboards/src/cost-panel-sql.ts'
 import { expandPanelSql } from '../../dashboards/src/grafana-macros.ts'
 import { sql } from '../../dashboards/src/panel-sql.ts'
+import { qualityPerAgent } from '../../dashboards/src/quality-panel-sql.ts'
 import {
   callsPerCampaign,
   campaignFailureRates,
@@ -61,6 +62,12 @@ export const overviewQueries = {
     kind: 'table',
     unit: 'unpriced calls are left out of the costs and counted',
     rawSql: campaignCostsTable,
+  },
+  'quality-per-agent': {
+    title: 'Conversation quality per agent',
+    kind: 'table',
+    unit: 'talk ratio, share of calls with dead air, barge-ins and cut-ins per agent turn; ms',
+    rawSql: qualityPerAgent,
   },
   'slowest-turns': {
     title: 'Slowest turns, with what was said',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as cost from '../../dashboards/src/cost-panel-sql.ts'
+import * as quality from '../../dashboards/src/quality-panel-sql.ts'
 import * as shared from '../../dashboards/src/shared-panel-sql.ts'
 import {
   isOverviewQueryName,
@@ -11,9 +12,9 @@ import {
 const now = new Date('2026-11-23T12:00:00Z')
 
 describe('overview queries', () => {
-  it('are the dashboards’ own SQL (shared-panel-sql.ts, cost-panel-sql.ts), not copies', () => {
+  it('are the dashboards’ own SQL (shared-, cost- and quality-panel-sql.ts), not copies', () => {
     const sharedTexts = new Set<string>(
-      [...Object.values(shared), ...Object.values(cost)].flatMap((value) =>
+      [...Object.values(shared), ...Object.values(cost), ...Object.values(quality)].flatMap((value) =>
         typeof value === 'function' ? [value('e2e_latency')] : typeof value === 'string' ? [value] : [],
       ),
     )

@@ -322,7 +322,7 @@ describe('latency and failures by what the user can change', () => {
 describe('ClickHouse queries of the provisioned Grafana alert rules', () => {
   it('each rule query returns labels and one value per row over its window', async () => {
     const rules = alertRuleQueries()
-    expect(rules.length).toBe(7)
+    expect(rules.length).toBe(9)
     for (const rule of rules) {
       const result = await run(expandPanelSql(rule.rawSql, windowOf(rule), {}))
       expect(result.data.length, `${rule.where}: returns rows`).toBeGreaterThan(0)

@@ -32,10 +32,11 @@ describe('generated files', () => {
 })
 
 describe('dashboards', () => {
-  it('are the four the issue names, each with its own uid', () => {
+  it('are the five the issues name, each with its own uid', () => {
     expect(dashboards.map((dashboard) => dashboard.dashboard.title).sort()).toEqual([
       'Agent tests',
       'Campaigns',
+      'Conversation quality',
       'Pipeline health',
       'Voice latency',
     ])
@@ -154,7 +155,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
 
   it('each rule: unique uid, a condition on its own queries, a ClickHouse query, severity and an actionable summary', () => {
     const rules = alerting!.content.groups.flatMap((group) => group.rules)
-    expect(rules.length).toBe(7)
+    expect(rules.length).toBe(9)
     expect(new Set(rules.map((rule) => rule.uid)).size).toBe(rules.length)
     for (const rule of rules) {
       const refIds = rule.data.map((query) => query.refId)
@@ -185,6 +186,8 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
       grafanaAlertThresholds.testPassRateBelow,
       grafanaAlertThresholds.campaignFailureShareAbove,
       grafanaAlertThresholds.campaignCostPerCompletedCallAbove,
+      grafanaAlertThresholds.deadAirShareAbove,
+      grafanaAlertThresholds.bargeInsPerAgentTurnAbove,
       grafanaAlertThresholds.latencyAboveSeconds,
       grafanaAlertThresholds.latencyAboveSeconds,
       grafanaAlertThresholds.latencyAboveSeconds,
