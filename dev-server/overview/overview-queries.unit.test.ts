@@ -15,7 +15,11 @@ describe('overview queries', () => {
   it('are the dashboards’ own SQL (shared-, cost- and quality-panel-sql.ts), not copies', () => {
     const sharedTexts = new Set<string>(
       [...Object.values(shared), ...Object.values(cost), ...Object.values(quality)].flatMap((value) =>
-        typeof value === 'function' ? [value('e2e_latency')] : typeof value === 'string' ? [value] : [],
+        typeof value === 'function'
+          ? [(value as (metric: string) => string)('e2e_latency')]
+          : typeof value === 'string'
+            ? [value]
+            : [],
       ),
     )
     for (const [name, query] of Object.entries(overviewQueries))

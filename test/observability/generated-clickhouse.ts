@@ -7,7 +7,7 @@ import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { toAvroRecord } from '../../core/event/event-record.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
-import type { TableRows } from '../../services/worker/transform/table-rows.ts'
+import type { ConversationRow, TableRows } from '../../services/worker/transform/table-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
@@ -25,6 +25,8 @@ export interface GeneratedData {
   redelivered: number
   /** Conversations given impossible metrics. */
   flagged: number
+  /** The conversation row of each conversation as stored (a re-delivery repeats its first delivery). */
+  conversationRows: ConversationRow[]
 }
 
 export interface GenerateSettings {
@@ -83,7 +85,14 @@ export async function fillWithGeneratedConversations(
     const rows: TableRows = mergeRows(deliveries.slice(start, start + 250))
     await insertRowsAndHourRollup(client, database, rows, `generated-${settings.seed}-${start}`)
   }
-  return { now, from, conversations: events.length, redelivered: settings.redelivered, flagged }
+  return {
+    now,
+    from,
+    conversations: events.length,
+    redelivered: settings.redelivered,
+    flagged,
+    conversationRows: deliveries.slice(0, events.length).map(({ rows }) => rows.conversations[0]!),
+  }
 }
 
 /**
