@@ -111,10 +111,11 @@ const clickhouseDashboards = provisionedDashboards().filter(
 )
 
 describe('ClickHouse queries of the provisioned dashboards', () => {
-  it('finds the three ClickHouse dashboards and their queries', () => {
+  it('finds the four ClickHouse dashboards and their queries', () => {
     expect(clickhouseDashboards.map((dashboard) => dashboard.file).sort()).toEqual([
       'agent-tests.json',
       'campaigns.json',
+      'conversation-quality.json',
       'voice-latency.json',
     ])
     expect(clickhouseDashboards.flatMap(clickhousePanelQueries).length).toBeGreaterThanOrEqual(40)
@@ -163,6 +164,12 @@ describe('ClickHouse queries of the provisioned dashboards', () => {
         telecom_provider: call!.telecom_provider!,
       },
       'agent-tests.json': { source: run_!.source!, agent: run_!.agent_id!, test_run: run_!.test_run_id! },
+      'conversation-quality.json': {
+        source: call!.source!,
+        agent: call!.agent_id!,
+        campaign: call!.campaign_id!,
+        telecom_provider: call!.telecom_provider!,
+      },
     }
     for (const dashboard of clickhouseDashboards) {
       const chosen = selectionFor[dashboard.file]!
@@ -208,17 +215,27 @@ describe('the flagged-values switch of the ClickHouse dashboards (include_flagge
   const withSwitch = (dashboard: ProvisionedDashboard, value: string) =>
     contextFor(dashboard, { include_flagged: [value] })
 
-  it('each dashboard offers it, excluded by default, and every latency query honours it', () => {
+  it('each dashboard with latencies offers it, excluded by default, and every latency query honours it', () => {
     expect(fixture.generated.flagged, 'conversations with flagged items').toBeGreaterThan(10)
-    for (const dashboard of clickhouseDashboards) {
+    const readsLatencies = (query: { rawSql: string }) =>
+      /agent_latency_minute|conversation_items/.test(query.rawSql)
+    const withLatencies = clickhouseDashboards.filter((dashboard) =>
+      clickhousePanelQueries(dashboard).some((query) => /latency|conversation_items/.test(query.rawSql)),
+    )
+    // Conversation quality reads turn-taking columns, whose flagged speech the transform leaves out.
+    expect(withLatencies.map((dashboard) => dashboard.file).sort()).toEqual([
+      'agent-tests.json',
+      'campaigns.json',
+      'voice-latency.json',
+    ])
+    for (const dashboard of withLatencies) {
       expect(customVariables(dashboard), dashboard.file).toContainEqual({
         name: 'include_flagged',
         values: ['0', '1'],
         current: '0',
       })
       for (const query of clickhousePanelQueries(dashboard))
-        if (/agent_latency_minute|conversation_items/.test(query.rawSql))
-          expect(query.rawSql, `${query.where} reads latencies`).toContain(switchSql)
+        if (readsLatencies(query)) expect(query.rawSql, `${query.where} reads latencies`).toContain(switchSql)
     }
   })
 

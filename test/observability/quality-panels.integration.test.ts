@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { expandPanelSql, type MacroContext } from '../../dashboards/src/grafana-macros.ts'
+import { expandPanelSql, type MacroContext, type Selection } from '../../dashboards/src/grafana-macros.ts'
 import { sql } from '../../dashboards/src/panel-sql.ts'
 import { qualityPerAgent, qualityTestVsProduction } from '../../dashboards/src/quality-panel-sql.ts'
 import type { ConversationRow } from '../../services/worker/transform/table-rows.ts'
@@ -17,7 +17,12 @@ const fixture = generatedClickHouse('quality-panels', {
   flaggedEvery: 9,
 })
 
-const all = { source: '$__all', agent: '$__all', campaign: '$__all', telecom_provider: '$__all' }
+const all: Record<string, Selection> = {
+  source: '$__all',
+  agent: '$__all',
+  campaign: '$__all',
+  telecom_provider: '$__all',
+}
 
 async function panelRows(rawSql: string): Promise<Record<string, unknown>[]> {
   const { now, from } = fixture.generated
@@ -27,7 +32,10 @@ async function panelRows(rawSql: string): Promise<Record<string, unknown>[]> {
     intervalSeconds: 600,
     variables: all,
   }
-  const result = await fixture.client.query({ query: expandPanelSql(sql(rawSql), context, {}), format: 'JSON' })
+  const result = await fixture.client.query({
+    query: expandPanelSql(sql(rawSql), context, {}),
+    format: 'JSON',
+  })
   return ((await result.json()) as { data: Record<string, unknown>[] }).data
 }
 
@@ -46,7 +54,11 @@ function reference(rows: ConversationRow[]) {
     calls: speech.length,
     talk_ratio: sum(speech.map((row) => row.talk_ratio!)) / speech.length,
     dead_air_share: speech.filter((row) => row.dead_air_count! > 0).length / speech.length,
-    longest_silence_p95_s: quantileExact(0.95, speech.map((row) => row.longest_silence_ms!)) / 1000,
+    longest_silence_p95_s:
+      quantileExact(
+        0.95,
+        speech.map((row) => row.longest_silence_ms!),
+      ) / 1000,
     barge_ins_per_agent_turn: bargeIns / agentTurns,
     barge_ins_yielded_share: sum(speech.map((row) => row.barge_ins_yielded!)) / bargeIns,
     cut_ins_per_agent_turn: sum(speech.map((row) => row.agent_cut_ins!)) / agentTurns,
@@ -74,7 +86,8 @@ describe('the conversation quality panels', () => {
     const answered = await panelRows(qualityPerAgent)
     expect(answered.length).toBe(byAgent.size)
     expect(answered.length).toBeGreaterThan(1)
-    for (const row of answered) expectMatches(row, reference(byAgent.get(String(row.agent))!), String(row.agent))
+    for (const row of answered)
+      expectMatches(row, reference(byAgent.get(String(row.agent))!), String(row.agent))
     // The generated calls have speech, silences and barge-ins to count.
     expect(answered.some((row) => Number(row.barge_ins_per_agent_turn) > 0)).toBe(true)
     expect(answered.some((row) => Number(row.dead_air_share) > 0)).toBe(true)
