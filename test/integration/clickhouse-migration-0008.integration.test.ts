@@ -10,7 +10,12 @@ import { loadFixture } from '../fixtures/index.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import type { Sent } from '../support/produce-events.ts'
 import { expectStoredRowsEqual } from '../support/stored-rows.ts'
-import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
+import {
+  addTurnTakingColumns,
+  databaseBeforeMigration,
+  migrateThrough,
+  runMigrationAgain,
+} from './migration-test-support.ts'
 
 // Migration 0008 rebuilds the latency rollup with histograms instead of t-digest states and adds the
 // per-conversation rollup, both from the base tables read with FINAL: afterwards both hold exactly
@@ -42,6 +47,7 @@ describe('migration 0008 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
+    await addTurnTakingColumns(client)
     // The base tables as the worker wrote them; the rollup's feed of then had other columns.
     const rows = mergeRows(
       sent.map(({ record }, offset) => ({

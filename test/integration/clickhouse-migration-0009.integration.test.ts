@@ -7,7 +7,12 @@ import { conversationRows } from '../../services/worker/transform/conversation-r
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
+import {
+  addTurnTakingColumns,
+  databaseBeforeMigration,
+  migrateThrough,
+  runMigrationAgain,
+} from './migration-test-support.ts'
 
 // Migration 0009 (#23): codecs that make the base tables smaller, applied to the parts already
 // stored, and test_results sorted by time first so that a 24-hour panel reads that day, not the
@@ -52,6 +57,7 @@ describe('migration 0009 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
+    await addTurnTakingColumns(client)
     // Conversations of ten days of March through the worker's transform and insert, a tenth twice.
     const events = generateConversations({
       count: 300,

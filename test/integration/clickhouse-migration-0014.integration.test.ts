@@ -8,7 +8,12 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
+import {
+  addTurnTakingColumns,
+  databaseBeforeMigration,
+  migrateThrough,
+  runMigrationAgain,
+} from './migration-test-support.ts'
 
 // Migration 0014 gives conversation_latency each conversation's turns counted per heatmap band:
 // rows stored before it get them (the table is rebuilt from the base tables), and they add up to
@@ -41,6 +46,7 @@ describe('migration 0014 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
+    await addTurnTakingColumns(client)
     // Every fourth with impossible metrics (flagged items), where its history is long enough.
     const flagged = (event: ConversationCompleteEvent, index: number) => {
       try {

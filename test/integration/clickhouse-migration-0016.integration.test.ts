@@ -7,7 +7,12 @@ import { conversationRows } from '../../services/worker/transform/conversation-r
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
+import {
+  addTurnTakingColumns,
+  databaseBeforeMigration,
+  migrateThrough,
+  runMigrationAgain,
+} from './migration-test-support.ts'
 
 // Migration 0016 rounds the measured values stored before it to Float32's precision, as the worker
 // rounds what it writes now (measuredValue): every value of the rows stored before equals
@@ -41,6 +46,7 @@ describe('migration 0016 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
+    await addTurnTakingColumns(client)
     const sent = generateConversations({ count: 20, seed: 16 }).map((event) =>
       toAvroRecord(event, { source: 'prod', receivedAt: 1 }),
     )

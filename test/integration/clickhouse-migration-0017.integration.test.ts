@@ -7,7 +7,12 @@ import { conversationRows } from '../../services/worker/transform/conversation-r
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { databaseBeforeMigration, migrateThrough, runMigrationAgain } from './migration-test-support.ts'
+import {
+  addTurnTakingColumns,
+  databaseBeforeMigration,
+  migrateThrough,
+  runMigrationAgain,
+} from './migration-test-support.ts'
 
 // Migration 0017 stamps the minute rollup's rows with their insert time, which the hour-rollup keeper
 // reads: the rows stored before it get the epoch (their hours were recomputed when they were written:
@@ -38,6 +43,7 @@ describe('migration 0017 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
+    await addTurnTakingColumns(client)
     await insertTableRows(client, database, rowsOf(17, 1), 'test-0017-base')
     // As the worker before 0017 did after each write.
     await recomputeEveryLatencyHour(client, database)

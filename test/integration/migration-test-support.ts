@@ -40,3 +40,13 @@ export function migrateThrough(client: ClickHouseClient, version: number) {
     loadMigrations(database).filter((migration) => migration.version <= version),
   )
 }
+
+/**
+ * Today's transform writes the turn-taking columns of conversations (0018): a database before 0018
+ * gets them first, so that today's rows fit it as they did the tables of then. 0018 only adds
+ * columns that no earlier migration reads or changes; its own run later finds them there (IF NOT
+ * EXISTS) and records itself.
+ */
+export function addTurnTakingColumns(client: ClickHouseClient): Promise<void> {
+  return runMigrationAgain(client, 18)
+}
