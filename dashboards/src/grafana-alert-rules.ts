@@ -107,9 +107,10 @@ const latencyRule = (
 })
 
 /** An agent's calls with measurable speech in the window (the quality rules' rows). */
-const agentSpeechCalls = `${database}.conversations FINAL
+const agentSpeechCalls = (condition = '1 = 1') => `${database}.conversations FINAL
       WHERE $__timeFilter(event_time)
         AND agent_talk_ms IS NOT NULL
+        AND ${condition}
       GROUP BY agent`
 
 const rules: ClickHouseRule[] = [
@@ -198,7 +199,7 @@ const rules: ClickHouseRule[] = [
     windowSeconds: t.qualityWindowMinutes * 60,
     rawSql: `
       SELECT ifNull(agent_name, agent_id) AS agent, countIf(dead_air_count > 0) / count() AS dead_air_share
-      FROM ${agentSpeechCalls}
+      FROM ${agentSpeechCalls()}
       HAVING count() >= ${t.qualityMinCalls}`,
     threshold: { type: 'gt', value: t.deadAirShareAbove },
     summary:
@@ -217,8 +218,8 @@ const rules: ClickHouseRule[] = [
     rawSql: `
       SELECT ifNull(agent_name, agent_id) AS agent,
         sum(caller_barge_ins) / sum(agent_turn_count) AS barge_ins_per_agent_turn
-      FROM ${agentSpeechCalls}
-      HAVING count() >= ${t.qualityMinCalls} AND sum(agent_turn_count) > 0`,
+      FROM ${agentSpeechCalls('agent_turn_count > 0')}
+      HAVING count() >= ${t.qualityMinCalls}`,
     threshold: { type: 'gt', value: t.bargeInsPerAgentTurnAbove },
     summary:
       'Agent {{ $labels.agent }}: callers cut in on {{ humanize $values.B.Value }} of its turns in the last ' +

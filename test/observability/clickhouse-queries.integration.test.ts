@@ -349,48 +349,56 @@ describe('ClickHouse queries of the provisioned Grafana alert rules', () => {
   })
 })
 
+/** A rule guarded by `HAVING count() >= N` judges exactly the groups with at least N rows in its window. */
+const countGuard = /\nHAVING count\(\) >= (\d+)$/
+const labelsOf = (result: Result) =>
+  result.data
+    .map((row) => JSON.stringify(result.meta.filter(textual).map((column) => row[column.name])))
+    .sort()
+
+async function expectCountGuard(rule: ReturnType<typeof alertRuleQueries>[number], minimum: number) {
+  expect(rule.rawSql, rule.where).toMatch(countGuard)
+  expect(Number(countGuard.exec(rule.rawSql)![1]), `${rule.where}: N`).toBe(minimum)
+  const context = windowOf(rule)
+  // The same query unguarded, with each group's rows: what the guard chooses from.
+  const unguarded = rule.rawSql.replace(countGuard, '').replace(/^SELECT /, 'SELECT count() AS guard_rows, ')
+  const groups = (await run(expandPanelSql(unguarded, context, {}))).data.map((row) => Number(row.guard_rows))
+  expect(groups.length, `${rule.where}: several groups in the window`).toBeGreaterThan(1)
+  const sorted = [...groups].sort((a, b) => a - b)
+  // The largest group's rows as the bar: that group is judged, the smaller ones are not.
+  const bar = sorted[sorted.length - 1]!
+  expect(bar, `${rule.where}: groups differ in rows`).toBeGreaterThan(sorted[0]!)
+  const guarded = rule.rawSql.replace(countGuard, `\nHAVING count() >= ${bar}`)
+  const judged = await run(expandPanelSql(guarded, context, {}))
+  const expected = await run(
+    expandPanelSql(`SELECT * FROM (${unguarded}) WHERE guard_rows >= ${bar}`, context, {}),
+  )
+  expect(judged.data.length, rule.where).toBe(groups.filter((rows) => rows >= bar).length)
+  expect(judged.data.length, `${rule.where}: some groups left out for lack of rows`).toBeLessThan(
+    groups.length,
+  )
+  expect(labelsOf(judged), rule.where).toEqual(labelsOf(expected))
+  // With the bar above every group, nothing is judged: no row, no alert.
+  const none = await run(
+    expandPanelSql(rule.rawSql.replace(countGuard, `\nHAVING count() >= ${bar + 1}`), context, {}),
+  )
+  expect(none.data, rule.where).toEqual([])
+}
+
 describe('the sample-size guard of the Grafana latency percentile rules', () => {
-  const guard = /\nHAVING count\(\) >= (\d+)$/
   const latencyRules = () => alertRuleQueries().filter((rule) => rule.where.includes(' latency high '))
-  const labelsOf = (result: Result) =>
-    result.data
-      .map((row) => JSON.stringify(result.meta.filter(textual).map((column) => row[column.name])))
-      .sort()
 
   it('exactly the agents, campaigns and providers with at least N turns in the window are judged', async () => {
     expect(latencyRules().length).toBe(3)
-    for (const rule of latencyRules()) {
-      expect(rule.rawSql, rule.where).toMatch(guard)
-      expect(Number(guard.exec(rule.rawSql)![1]), `${rule.where}: N`).toBe(
-        grafanaAlertThresholds.latencyMinTurns,
-      )
-      const context = windowOf(rule)
-      // The same query unguarded, with each group's turns: what the guard chooses from.
-      const unguarded = rule.rawSql.replace(guard, '').replace(/^SELECT /, 'SELECT count() AS guard_turns, ')
-      const groups = (await run(expandPanelSql(unguarded, context, {}))).data.map((row) =>
-        Number(row.guard_turns),
-      )
-      expect(groups.length, `${rule.where}: several groups in the window`).toBeGreaterThan(1)
-      const sorted = [...groups].sort((a, b) => a - b)
-      // The largest group's turns as the bar: that group is judged, the smaller ones are not.
-      const bar = sorted[sorted.length - 1]!
-      expect(bar, `${rule.where}: groups differ in turns`).toBeGreaterThan(sorted[0]!)
-      const guarded = rule.rawSql.replace(guard, `\nHAVING count() >= ${bar}`)
-      const judged = await run(expandPanelSql(guarded, context, {}))
-      const expected = await run(
-        expandPanelSql(`SELECT * FROM (${unguarded}) WHERE guard_turns >= ${bar}`, context, {}),
-      )
-      expect(judged.data.length, rule.where).toBe(groups.filter((turns) => turns >= bar).length)
-      expect(judged.data.length, `${rule.where}: some groups left out for lack of turns`).toBeLessThan(
-        groups.length,
-      )
-      expect(labelsOf(judged), rule.where).toEqual(labelsOf(expected))
-      // With the bar above every group, nothing is judged: no row, no alert.
-      const none = await run(
-        expandPanelSql(rule.rawSql.replace(guard, `\nHAVING count() >= ${bar + 1}`), context, {}),
-      )
-      expect(none.data, rule.where).toEqual([])
-    }
+    for (const rule of latencyRules()) await expectCountGuard(rule, grafanaAlertThresholds.latencyMinTurns)
+  })
+})
+
+describe('the sample-size guard of the Grafana conversation quality rules', () => {
+  it('exactly the agents with at least N calls with speech in the window are judged', async () => {
+    const qualityRules = alertRuleQueries().filter((rule) => /dead air|barge-in/.test(rule.where))
+    expect(qualityRules.length).toBe(2)
+    for (const rule of qualityRules) await expectCountGuard(rule, grafanaAlertThresholds.qualityMinCalls)
   })
 })
 
