@@ -8,6 +8,7 @@ import { createEventCodec, createSchemaRegistry } from '../core/event/event-code
 import type { AvroRecord } from '../core/event/event-record.ts'
 import type { ConsumedMessage } from '../core/kafka/partition-batches.ts'
 import { conversationRows, type Delivery } from '../services/worker/transform/conversation-rows.ts'
+import { turnTakingColumns } from '../services/worker/transform/table-rows.ts'
 import { type MessageRows, mergeRows } from '../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../services/worker/write/clickhouse-insert.ts'
 import { insertToken } from '../services/worker/write/insert-token.ts'
@@ -196,13 +197,14 @@ async function counts(database: string): Promise<Record<string, number>> {
 }
 /**
  * Rows of `table` one route stored and the other did not, every column compared except the Kafka
- * coordinates (not in the bytes), inserted_at and the rollup's t-digest states (compared through
- * their counts, sums and maxima).
+ * coordinates (not in the bytes), inserted_at, the rollup's t-digest states (compared through
+ * their counts, sums and maxima) and the turn-taking columns, which the SQL route does not compute
+ * (views.sql; NULL there).
  */
 async function differingRows(table: string): Promise<{ onlyJs: number; onlySql: number }> {
   const columns = await client.query({
     query: `SELECT name FROM system.columns WHERE database = '${databases.js}' AND table = '${table}'
-      AND name NOT IN ('kafka_topic', 'kafka_partition', 'kafka_offset', 'inserted_at')
+      AND name NOT IN ('kafka_topic', 'kafka_partition', 'kafka_offset', 'inserted_at', ${turnTakingColumns.map((name) => `'${name}'`).join(', ')})
       AND type NOT LIKE 'AggregateFunction%' ORDER BY position`,
     format: 'JSONEachRow',
   })

@@ -37,6 +37,31 @@ const conversationContext = {
   is_deleted: column<0 | 1>('UInt8'),
 }
 
+/** Turn-taking of a conversation (migration 0018, turn-taking.ts): NULL without measurable speech. */
+const turnTaking = {
+  /** The dead-air threshold (DEAD_AIR_SECONDS) the figures were computed with. */
+  dead_air_threshold_ms: column<number | null>('Nullable(UInt32)'),
+  agent_talk_ms: column<number | null>('Nullable(UInt32)'),
+  caller_talk_ms: column<number | null>('Nullable(UInt32)'),
+  talk_ratio: column<number | null>('Nullable(Float64)'),
+  silence_ms: column<number | null>('Nullable(UInt32)'),
+  dead_air_count: column<number | null>('Nullable(UInt32)'),
+  longest_silence_ms: column<number | null>('Nullable(UInt32)'),
+  caller_barge_ins: column<number | null>('Nullable(UInt32)'),
+  barge_ins_yielded: column<number | null>('Nullable(UInt32)'),
+  agent_cut_ins: column<number | null>('Nullable(UInt32)'),
+  overlap_ms: column<number | null>('Nullable(UInt32)'),
+  first_word_ms: column<number | null>('Nullable(Float64)'),
+  response_turns: column<number | null>('Nullable(UInt32)'),
+  response_gap_p50_ms: column<number | null>('Nullable(Float64)'),
+  response_gap_p95_ms: column<number | null>('Nullable(Float64)'),
+  gap_e2e_disagreements: column<number | null>('Nullable(UInt32)'),
+  /** Speaking items left out of the turn-taking figures (flagged speech, no stop, a side overlapping itself). */
+  speech_left_out: column<number>('UInt32'),
+}
+/** Its columns: what only the worker's transform computes (the ClickHouse-side route of the benchmarks does not). */
+export const turnTakingColumns = Object.keys(turnTaking)
+
 /** Insert order (on one session): the rollup feed and the children first, the conversation row last. */
 const tables = {
   /** One conversation's latency values for one agent-minute (the rollup's input). */
@@ -222,26 +247,7 @@ const tables = {
     transcription_delay_p95: column<number | null>('Nullable(Float64)'),
     end_of_turn_delay_p50: column<number | null>('Nullable(Float64)'),
     end_of_turn_delay_p95: column<number | null>('Nullable(Float64)'),
-    /** Turn-taking (migration 0018, turn-taking.ts): NULL without measurable speech. */
-    /** The dead-air threshold (DEAD_AIR_SECONDS) the figures were computed with. */
-    dead_air_threshold_ms: column<number | null>('Nullable(UInt32)'),
-    agent_talk_ms: column<number | null>('Nullable(UInt32)'),
-    caller_talk_ms: column<number | null>('Nullable(UInt32)'),
-    talk_ratio: column<number | null>('Nullable(Float64)'),
-    silence_ms: column<number | null>('Nullable(UInt32)'),
-    dead_air_count: column<number | null>('Nullable(UInt32)'),
-    longest_silence_ms: column<number | null>('Nullable(UInt32)'),
-    caller_barge_ins: column<number | null>('Nullable(UInt32)'),
-    barge_ins_yielded: column<number | null>('Nullable(UInt32)'),
-    agent_cut_ins: column<number | null>('Nullable(UInt32)'),
-    overlap_ms: column<number | null>('Nullable(UInt32)'),
-    first_word_ms: column<number | null>('Nullable(Float64)'),
-    response_turns: column<number | null>('Nullable(UInt32)'),
-    response_gap_p50_ms: column<number | null>('Nullable(Float64)'),
-    response_gap_p95_ms: column<number | null>('Nullable(Float64)'),
-    gap_e2e_disagreements: column<number | null>('Nullable(UInt32)'),
-    /** Speaking items left out of the turn-taking figures (flagged speech, no stop, a side overlapping itself). */
-    speech_left_out: column<number>('UInt32'),
+    ...turnTaking,
     extra_fields_json: column<string | null>('Nullable(String)'),
     envelope_extra_fields_json: column<string | null>('Nullable(String)'),
     test_eval_result_extra_fields_json: column<string | null>('Nullable(String)'),
