@@ -1,24 +1,21 @@
 import { DashboardBuilder, RowBuilder } from '@grafana/grafana-foundation-sdk/dashboard'
-import { filters } from './clickhouse-filters.ts'
 import { variables } from './clickhouse-variables.ts'
-import { database, tableSql, timeseriesSql } from './grafana-queries.ts'
+import { tableSql, timeseriesSql } from './grafana-queries.ts'
 import { stat, table, timeseries } from './panels.ts'
 import {
   longestSilences,
   qualityBy,
+  qualityFigures,
   qualityOverTime,
   qualityPerAgent,
   qualityTestVsProduction,
-  withSpeech,
+  speechCalls,
 } from './quality-panel-sql.ts'
 
 // Conversation quality (#31): how the calls went, not how fast — who talked, silences, barge-ins and
 // cut-ins, from the turn-taking columns of conversations (docs/metrics.md). The breakdowns read one
 // row per conversation.
-const speechCalls = `${database}.conversations FINAL
-  WHERE $__timeFilter(event_time)
-    AND ${filters.conversations}
-    AND ${withSpeech}`
+const f = qualityFigures
 
 export function conversationQualityDashboard() {
   return new DashboardBuilder('Conversation quality')
@@ -42,7 +39,7 @@ export function conversationQualityDashboard() {
       stat(
         'Agent talk ratio',
         'Agent talk time / (agent + caller talk time), averaged over calls.',
-        [tableSql(`SELECT avg(talk_ratio) AS talk_ratio FROM ${speechCalls}`)],
+        [tableSql(`SELECT ${f.talkRatio} AS talk_ratio FROM ${speechCalls}`)],
         'percentunit',
       ),
     )
@@ -50,22 +47,20 @@ export function conversationQualityDashboard() {
       stat(
         'Calls with dead air',
         'Share of calls with a silence longer than the dead-air threshold (DEAD_AIR_SECONDS).',
-        [tableSql(`SELECT countIf(dead_air_count > 0) / count() AS dead_air_share FROM ${speechCalls}`)],
+        [tableSql(`SELECT ${f.deadAirShare} AS dead_air_share FROM ${speechCalls}`)],
         'percentunit',
       ),
     )
     .withPanel(
       stat('Barge-ins per agent turn', 'Caller speech starting while the agent speaks, per agent turn.', [
-        tableSql(
-          `SELECT sum(caller_barge_ins) / nullIf(sum(agent_turn_count), 0) AS barge_ins_per_agent_turn FROM ${speechCalls}`,
-        ),
+        tableSql(`SELECT ${f.bargeInsPerAgentTurn} AS barge_ins_per_agent_turn FROM ${speechCalls}`),
       ]),
     )
     .withPanel(
       stat(
         'Median response gap',
         "Caller stops -> agent starts, the median of the calls' medians.",
-        [tableSql(`SELECT quantileExact(0.5)(response_gap_p50_ms) AS response_gap_ms FROM ${speechCalls}`)],
+        [tableSql(`SELECT ${f.responseGapMedianMs} AS response_gap_ms FROM ${speechCalls}`)],
         'ms',
       ),
     )
@@ -73,7 +68,7 @@ export function conversationQualityDashboard() {
       stat(
         'Median first word',
         "agent_joined_at (else start_time) to the agent's first speech.",
-        [tableSql(`SELECT quantileExact(0.5)(first_word_ms) AS first_word_ms FROM ${speechCalls}`)],
+        [tableSql(`SELECT ${f.firstWordMedianMs} AS first_word_ms FROM ${speechCalls}`)],
         'ms',
       ),
     )

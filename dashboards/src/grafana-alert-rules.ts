@@ -2,6 +2,7 @@ import type * as alerting from '@grafana/grafana-foundation-sdk/alerting'
 import { QueryBuilder, RuleBuilder } from '@grafana/grafana-foundation-sdk/alerting'
 import { TypeReduceBuilder, TypeThresholdBuilder } from '@grafana/grafana-foundation-sdk/expr'
 import { clickhouseDatasource, database, tableSql } from './grafana-queries.ts'
+import { qualityFigures } from './quality-panel-sql.ts'
 
 // Grafana alert rules on ClickHouse, for what only ClickHouse knows (test pass rates, campaign
 // outcomes) or knows per conversation (failed rooms with their errors, across restarts of the
@@ -198,7 +199,7 @@ const rules: ClickHouseRule[] = [
     title: 'Agent calls with dead air (ClickHouse)',
     windowSeconds: t.qualityWindowMinutes * 60,
     rawSql: `
-      SELECT ifNull(agent_name, agent_id) AS agent, countIf(dead_air_count > 0) / count() AS dead_air_share
+      SELECT ifNull(agent_name, agent_id) AS agent, ${qualityFigures.deadAirShare} AS dead_air_share
       FROM ${agentSpeechCalls()}
       HAVING count() >= ${t.qualityMinCalls}`,
     threshold: { type: 'gt', value: t.deadAirShareAbove },
@@ -217,7 +218,7 @@ const rules: ClickHouseRule[] = [
     windowSeconds: t.qualityWindowMinutes * 60,
     rawSql: `
       SELECT ifNull(agent_name, agent_id) AS agent,
-        sum(caller_barge_ins) / sum(agent_turn_count) AS barge_ins_per_agent_turn
+        ${qualityFigures.bargeInsPerAgentTurn} AS barge_ins_per_agent_turn
       FROM ${agentSpeechCalls('agent_turn_count > 0')}
       HAVING count() >= ${t.qualityMinCalls}`,
     threshold: { type: 'gt', value: t.bargeInsPerAgentTurnAbove },

@@ -9,17 +9,36 @@ import { database } from './panel-sql.ts'
 /** Conversations with measurable speech. */
 export const withSpeech = 'agent_talk_ms IS NOT NULL'
 
+/** Each quality figure once, over calls with speech (`speechCalls`), for panels and alert rules alike. */
+export const qualityFigures = {
+  talkRatio: 'avg(talk_ratio)',
+  deadAirShare: 'countIf(dead_air_count > 0) / count()',
+  longestSilenceP95Ms: 'quantileExact(0.95)(longest_silence_ms)',
+  bargeInsPerAgentTurn: 'sum(caller_barge_ins) / nullIf(sum(agent_turn_count), 0)',
+  bargeInsYieldedShare: 'sum(barge_ins_yielded) / nullIf(sum(caller_barge_ins), 0)',
+  cutInsPerAgentTurn: 'sum(agent_cut_ins) / nullIf(sum(agent_turn_count), 0)',
+  responseGapMedianMs: 'quantileExact(0.5)(response_gap_p50_ms)',
+  firstWordMedianMs: 'quantileExact(0.5)(first_word_ms)',
+}
+const f = qualityFigures
+
+/** The calls with speech in the time range, with the dashboard's filters. */
+export const speechCalls = `${database}.conversations FINAL
+  WHERE $__timeFilter(event_time)
+    AND ${filters.conversations}
+    AND ${withSpeech}`
+
 /** The quality figures of a group of conversations, as SELECT columns. */
 export const qualityColumns = [
-  `countIf(${withSpeech}) AS calls`,
-  `round(avgIf(talk_ratio, ${withSpeech}), 3) AS talk_ratio`,
-  `round(countIf(dead_air_count > 0) / nullIf(countIf(${withSpeech}), 0), 3) AS dead_air_share`,
-  `round(quantileExactIf(0.95)(longest_silence_ms, ${withSpeech}) / 1000, 1) AS longest_silence_p95_s`,
-  `round(sumIf(caller_barge_ins, ${withSpeech}) / nullIf(sumIf(agent_turn_count, ${withSpeech}), 0), 3) AS barge_ins_per_agent_turn`,
-  `round(sumIf(barge_ins_yielded, ${withSpeech}) / nullIf(sumIf(caller_barge_ins, ${withSpeech}), 0), 3) AS barge_ins_yielded_share`,
-  `round(sumIf(agent_cut_ins, ${withSpeech}) / nullIf(sumIf(agent_turn_count, ${withSpeech}), 0), 3) AS cut_ins_per_agent_turn`,
-  `round(quantileExactIf(0.5)(response_gap_p50_ms, response_gap_p50_ms IS NOT NULL)) AS response_gap_median_ms`,
-  `round(quantileExactIf(0.5)(first_word_ms, first_word_ms IS NOT NULL)) AS first_word_median_ms`,
+  'count() AS calls',
+  `round(${f.talkRatio}, 3) AS talk_ratio`,
+  `round(${f.deadAirShare}, 3) AS dead_air_share`,
+  `round(${f.longestSilenceP95Ms} / 1000, 1) AS longest_silence_p95_s`,
+  `round(${f.bargeInsPerAgentTurn}, 3) AS barge_ins_per_agent_turn`,
+  `round(${f.bargeInsYieldedShare}, 3) AS barge_ins_yielded_share`,
+  `round(${f.cutInsPerAgentTurn}, 3) AS cut_ins_per_agent_turn`,
+  `round(${f.responseGapMedianMs}) AS response_gap_median_ms`,
+  `round(${f.firstWordMedianMs}) AS first_word_median_ms`,
 ].join(',\n    ')
 
 /** The quality figures per value of `group` (an expression of conversations' columns, named `label`). */
@@ -27,11 +46,8 @@ export const qualityBy = (group: string, label: string) => `
   SELECT
     ${group} AS ${label},
     ${qualityColumns}
-  FROM ${database}.conversations FINAL
-  WHERE $__timeFilter(event_time)
-    AND ${filters.conversations}
+  FROM ${speechCalls}
   GROUP BY ${label}
-  HAVING calls > 0
   ORDER BY calls DESC`
 
 export const qualityPerAgent = qualityBy('ifNull(agent_name, agent_id)', 'agent')
@@ -47,11 +63,8 @@ export const qualityOverTime = `
   SELECT
     $__timeInterval(event_time) AS time,
     ifNull(agent_name, agent_id) AS agent,
-    countIf(dead_air_count > 0) / count() AS dead_air_share
-  FROM ${database}.conversations FINAL
-  WHERE $__timeFilter(event_time)
-    AND ${filters.conversations}
-    AND ${withSpeech}
+    ${f.deadAirShare} AS dead_air_share
+  FROM ${speechCalls}
   GROUP BY time, agent
   ORDER BY time, agent`
 
