@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
+import { conversationTables } from '../../core/clickhouse/clickhouse-retention.ts'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import type { EventCodec } from '../../core/event/event-codec.ts'
 import { ensureTopics, withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
@@ -41,14 +42,7 @@ async function conversationsCounted(
 }
 
 async function tablesAsStored(client: ClickHouseClient): Promise<Record<string, unknown[]>> {
-  const tables = [
-    'conversations',
-    'conversation_items',
-    'tool_calls',
-    'handoffs',
-    'test_results',
-    'campaign_items',
-  ]
+  const tables = conversationTables
   const result: Record<string, unknown[]> = {}
   for (const table of tables)
     result[table] = await queryRows(
