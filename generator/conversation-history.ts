@@ -75,10 +75,10 @@ interface Timeline {
 // seconds of silence; an end-of-turn detector firing on a pause starts the agent while the caller
 // goes on (a cut-in, the agent's e2e_latency counted from the pause); e2e_latency runs on the
 // agent's host, a few tens of ms off the speaking times.
-const callerLooksUpRate = 0.01
+const callerLooksUpRate = 0.005
 const agentCutInRate = 0.03
 /** Most agents say a filler before a tool runs; the rest leave the caller waiting in silence. */
-const toolFillerRate = 0.7
+const toolFillerRate = 0.92
 const e2eJitterSeconds = 0.04
 
 const wordsPerSecond = 2.6
@@ -119,16 +119,16 @@ function pushSystem(timeline: Timeline, promptContext: string): void {
  */
 function pushAgent(timeline: Timeline, text: string, userStoppedAt: number | undefined): number {
   const { rng, latency } = timeline
-  const ttft = latency.ttft()
+  // A version change's effect slows every answer by the same seconds (agent-versions.ts).
+  const ttft = latency.ttft() + (timeline.agent.addedLatencySeconds ?? 0)
   const ttfb = latency.ttfb()
   // Speech queues behind the agent's previous speech (a filler spoken while a tool ran).
   const startedAt = Math.max(timeline.now + (ttft + ttfb) * 1000, timeline.lastAgentStoppedAt + 150)
   const caller = timeline.lastUser?.metrics
+  // Drawn for every turn, so that a slower agent (agent-versions.ts) gets the same draws after it.
+  const cutInDrawn = rng.chance(agentCutInRate)
   const cutIn =
-    userStoppedAt !== undefined &&
-    caller !== undefined &&
-    startedAt - userStoppedAt < 2_000 &&
-    rng.chance(agentCutInRate)
+    cutInDrawn && userStoppedAt !== undefined && caller !== undefined && startedAt - userStoppedAt < 2_000
   const interrupted = !cutIn && userStoppedAt !== undefined && rng.chance(timeline.settings.interruptionRate)
   let content = text
   let spoken = speechSeconds(rng, text)
