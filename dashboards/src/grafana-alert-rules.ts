@@ -2,6 +2,7 @@ import type * as alerting from '@grafana/grafana-foundation-sdk/alerting'
 import { QueryBuilder, RuleBuilder } from '@grafana/grafana-foundation-sdk/alerting'
 import { TypeReduceBuilder, TypeThresholdBuilder } from '@grafana/grafana-foundation-sdk/expr'
 import { clickhouseDatasource, database, tableSql } from './grafana-queries.ts'
+import { latencyRegressionSql } from './latency-regression-sql.ts'
 import { qualityFigures } from './quality-panel-sql.ts'
 
 // Grafana alert rules on ClickHouse, for what only ClickHouse knows (test pass rates, campaign
@@ -51,6 +52,22 @@ export const grafanaAlertThresholds = {
   bargeInsPerAgentTurnAbove: 0.25,
   qualityMinCalls: 20,
   qualityWindowMinutes: 30,
+  /**
+   * Latency regression against the agent's own past (#32, latency-regression-sql.ts): fires when the
+   * lower confidence bound of the rise of its p95 e2e_latency exceeds regressionMinEffectSeconds.
+   * The past is its previous version when its configuration changed in the last
+   * regressionVersionHours, else the same regressionRecentMinutes of the week over the previous
+   * regressionBaselineWeeks. Judged only with at least regressionMinRecentCalls calls now and
+   * regressionMinPastCalls in the past. Each bound is one-sided at regressionZ (1.96: 97.5 %; the rise's bound then holds with ≥ 95 %).
+   */
+  regressionQuantile: 0.95,
+  regressionZ: 1.96,
+  regressionMinEffectSeconds: 0.1,
+  regressionRecentMinutes: 60,
+  regressionBaselineWeeks: 4,
+  regressionVersionHours: 6,
+  regressionMinRecentCalls: 30,
+  regressionMinPastCalls: 60,
 }
 
 export const alertFolder = 'voice-analytics'
@@ -192,6 +209,31 @@ const rules: ClickHouseRule[] = [
       `Cost per completed call above ${t.campaignCostPerCompletedCallAbove} (the prices' currency) with at least ` +
       `${t.campaignCostMinCompleted} priced completed calls in ${t.campaignCostWindowHours} h ` +
       '(campaignCostPerCompletedCallAbove, campaignCostMinCompleted in dashboards/src/grafana-alert-rules.ts). Dashboard: /d/voice-campaigns',
+    severity: 'warning',
+  },
+  {
+    uid: 'voice-agent-regression-clickhouse',
+    title: 'Agent latency worse than its own past (ClickHouse)',
+    windowSeconds: t.regressionBaselineWeeks * 7 * 86400 + t.regressionRecentMinutes * 60,
+    rawSql: latencyRegressionSql({
+      quantile: t.regressionQuantile,
+      z: t.regressionZ,
+      recentMinutes: t.regressionRecentMinutes,
+      baselineWeeks: t.regressionBaselineWeeks,
+      versionHours: t.regressionVersionHours,
+      minRecentCalls: t.regressionMinRecentCalls,
+      minPastCalls: t.regressionMinPastCalls,
+    }),
+    threshold: { type: 'gt', value: t.regressionMinEffectSeconds },
+    summary:
+      'Agent {{ $labels.agent }}: p95 end-to-end latency rose by at least {{ humanize $values.B.Value }} s ' +
+      '{{ if $labels.version_change }}since its configuration changed ({{ $labels.version_change }}){{ else }}' +
+      `over the same hour of the week in the previous ${t.regressionBaselineWeeks} weeks{{ end }}. ` +
+      '`voice-analytics versions --agent` lists the change with its figures before and after; roll it back or compare it on the Voice latency dashboard.',
+    description:
+      `The p95 rise's lower confidence bound (order statistics, each side at z = ${t.regressionZ}) above ${t.regressionMinEffectSeconds} s, ` +
+      `with at least ${t.regressionMinRecentCalls} calls in the last ${t.regressionRecentMinutes} min and ${t.regressionMinPastCalls} in the past ` +
+      '(regression* in dashboards/src/grafana-alert-rules.ts; docs/alerting.md). Dashboard: /d/voice-latency',
     severity: 'warning',
   },
   {
