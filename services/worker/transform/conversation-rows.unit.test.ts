@@ -7,7 +7,7 @@ import { generateConversations } from '../../../generator/conversation-generator
 import { withImpossibleMetrics } from '../../../test/fixtures/impossible-metrics.ts'
 import { fixtureNames, loadFixture } from '../../../test/fixtures/index.ts'
 import { conversationRows, type Delivery, latencyMetrics } from './conversation-rows.ts'
-import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
+import { type TableName, type TableRows, tableFields, tableNames } from './table-rows.ts'
 import { TransformError } from './transform-error.ts'
 
 const delivery: Delivery = {
@@ -152,7 +152,7 @@ describe('conversationRows', () => {
       const rows = rowsOf(event)
       for (const table of tableNames)
         for (const row of rows[table])
-          expect(Object.keys(row).sort(), table).toEqual([...tableColumns[table]].sort())
+          expect(Object.keys(row).sort(), table).toEqual([...tableFields[table]].sort())
     }
   })
 

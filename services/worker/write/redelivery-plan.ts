@@ -33,6 +33,9 @@ export const replacingKeys: { [T in TableName]: readonly string[] } = {
   handoffs: ['agent_id', 'event_time', 'session_id', 'item_index'],
   test_results: ['event_time', 'test_run_id', 'test_id', 'session_id'],
   campaign_items: ['campaign_id', 'event_time', 'campaign_item_id', 'session_id'],
+  // The same row for every conversation of a version: never tombstoned (stored-keys.ts does not look
+  // it up), as other conversations may still run it; the CLI and queries count from conversations.
+  agent_versions: ['agent_id', 'config_fingerprint'],
   agent_latency_feed: ['agent_id', 'minute', 'session_id'],
   conversation_latency_feed: ['agent_id', 'event_time', 'session_id'],
 }
