@@ -23,7 +23,7 @@ export function comparisonWindows(
   versions: readonly AgentVersion[],
   maxWindowMs: number,
 ): Array<ChangeWindows | null> {
-  const lastSeenMs = Math.max(...versions.map((version) => version.lastSeenMs))
+  const lastSeenMs = versions.reduce((last, version) => Math.max(last, version.lastSeenMs), 0)
   return versions.slice(1).map((version, index) => {
     const changeMs = version.firstSeenMs
     const previousStart = versions[index]!.firstSeenMs

@@ -75,7 +75,11 @@ export function agentVersions(
   contents: ReadonlyMap<string, ConfigContent>,
 ): AgentVersion[] {
   const byAgent = new Map<string, FingerprintSeen[]>()
-  for (const entry of seen) byAgent.set(entry.agentId, [...(byAgent.get(entry.agentId) ?? []), entry])
+  for (const entry of seen) {
+    const own = byAgent.get(entry.agentId)
+    if (own) own.push(entry)
+    else byAgent.set(entry.agentId, [entry])
+  }
   return [...byAgent.keys()]
     .sort()
     .flatMap((agent) => versionsOfAgent(byAgent.get(agent)!, (key) => contents.get(contentKey(agent, key))))
@@ -84,9 +88,14 @@ export function agentVersions(
 /** The key of `contents`: agent and fingerprint. */
 export const contentKey = (agentId: string, fingerprint: string) => `${agentId}\u0000${fingerprint}`
 
-interface Member {
-  entry: FingerprintSeen
-  parts: Set<string>
+interface Building {
+  fingerprints: string[]
+  firstSeenMs: number
+  lastSeenMs: number
+  conversations: number
+  /** Each part its fingerprints showed, with the last time one of them was seen. */
+  partLastSeen: Map<string, number>
+  systems: string[]
 }
 
 function versionsOfAgent(
@@ -97,48 +106,55 @@ function versionsOfAgent(
     (a, b) => a.firstSeenMs - b.firstSeenMs || a.fingerprint.localeCompare(b.fingerprint),
   )
   const shown = new Set<string>()
-  const versions: Array<{ members: Member[]; parts: Set<string>; systems: string[] }> = []
+  const versions: Building[] = []
   for (const entry of ordered) {
     const content = contentOf(entry.fingerprint)
     const own = parts(content ?? emptyContent)
     // A fingerprint whose row is missing counts as something new: it cannot be shown the same.
     if (!content) own.add(`?\u0000${entry.fingerprint}`)
     const current = versions.at(-1)
-    const goesOn = (member: Member) => member.entry.lastSeenMs > entry.firstSeenMs + rolloutGraceMs
+    const stopped = (lastSeenMs: number) => lastSeenMs <= entry.firstSeenMs + rolloutGraceMs
     const added = [...own].some((part) => !shown.has(part))
-    const removed = current ? [...current.parts].filter((part) => !own.has(part)) : []
+    const removed = current ? [...current.partLastSeen].filter(([part]) => !own.has(part)) : []
     const starts =
       !current ||
       (added
-        ? !current.members.some(goesOn)
-        : removed.length > 0 &&
-          !current.members.some((member) => goesOn(member) && removed.some((part) => member.parts.has(part))))
+        ? stopped(current.lastSeenMs)
+        : removed.length > 0 && removed.every(([, lastSeenMs]) => stopped(lastSeenMs)))
     for (const part of own) shown.add(part)
-    const member = { entry, parts: own }
+    const version: Building = starts
+      ? {
+          fingerprints: [],
+          firstSeenMs: entry.firstSeenMs,
+          lastSeenMs: entry.lastSeenMs,
+          conversations: 0,
+          partLastSeen: new Map(),
+          systems: [],
+        }
+      : current!
+    if (starts) versions.push(version)
+    version.fingerprints.push(entry.fingerprint)
+    version.lastSeenMs = Math.max(version.lastSeenMs, entry.lastSeenMs)
+    version.conversations += entry.conversations
+    for (const part of own)
+      version.partLastSeen.set(part, Math.max(version.partLastSeen.get(part) ?? 0, entry.lastSeenMs))
     const system = content?.instructions ?? ''
-    if (starts) versions.push({ members: [member], parts: new Set(own), systems: system === '' ? [] : [system] })
-    else {
-      current!.members.push(member)
-      for (const part of own) current!.parts.add(part)
-      if (system !== '' && !current!.systems.includes(system)) current!.systems.push(system)
-    }
+    if (system !== '' && !version.systems.includes(system)) version.systems.push(system)
   }
+  const agentId = seen[0]?.agentId ?? ''
   const agentName = seen.find((entry) => entry.agentName !== null)?.agentName ?? null
-  return versions.map(({ members, parts: all, systems }, index) => {
-    const content = contentFromParts(all, systems)
-    const before = versions[index - 1]
-    return {
-      agentId: members[0]!.entry.agentId,
-      agentName,
-      number: index + 1,
-      fingerprints: members.map((member) => member.entry.fingerprint),
-      firstSeenMs: Math.min(...members.map((member) => member.entry.firstSeenMs)),
-      lastSeenMs: Math.max(...members.map((member) => member.entry.lastSeenMs)),
-      conversations: members.reduce((sum, member) => sum + member.entry.conversations, 0),
-      content,
-      changed: before ? whatChanged(contentFromParts(before.parts, before.systems), content) : null,
-    }
-  })
+  const contents = versions.map((version) => contentFromParts(version.partLastSeen.keys(), version.systems))
+  return versions.map(({ fingerprints, firstSeenMs, lastSeenMs, conversations }, index) => ({
+    agentId,
+    agentName,
+    number: index + 1,
+    fingerprints,
+    firstSeenMs,
+    lastSeenMs,
+    conversations,
+    content: contents[index]!,
+    changed: index === 0 ? null : whatChanged(contents[index - 1]!, contents[index]!),
+  }))
 }
 
 function parts(content: ConfigContent): Set<string> {
@@ -150,9 +166,10 @@ function parts(content: ConfigContent): Set<string> {
   ])
 }
 
-function contentFromParts(all: ReadonlySet<string>, systems: readonly string[]): ConfigContent {
+function contentFromParts(all: Iterable<string>, systems: readonly string[]): ConfigContent {
+  const every = [...all]
   const of = (kind: string) =>
-    [...all]
+    every
       .filter((part) => part.startsWith(`${kind}\u0000`))
       .map((part) => part.slice(2))
       .sort()
