@@ -1,8 +1,7 @@
 import { type CallFigures, callFigures, type FigureName, figureNames } from './call-figures.ts'
 import { type ChangeWindows, comparisonWindows } from './comparison-windows.ts'
 import { comparison, type Estimate } from './interval-estimates.ts'
-import type { ReadRows } from './versions-queries.ts'
-import { readCallValues, readContents, readFingerprints } from './versions-queries.ts'
+import { type ReadRows, readCallValues, readContents, readFingerprints } from './versions-queries.ts'
 import { type AgentVersion, agentVersions, type WhatChanged } from './version-changes.ts'
 
 // `versions`: each agent's versions and, for every change, what changed and the figures before and

@@ -5,7 +5,8 @@ import type { HistoryItem } from '../../../core/event/conversation-complete.type
 // instructions of its System message and of its AgentConfigUpdate items, the tools those added and
 // the agents it handed off to. Versions are inferred from this, never declared: every conversation
 // carries a fingerprint of it, and two conversations of one agent with the same fingerprint ran the
-// same configuration. Pure; docs/metrics.md ("Agent versions") states the rule.
+// same configuration. Pure (its cache of masked lines changes no result); docs/metrics.md ("Agent
+// versions") states the rule.
 //
 // The System message of a real call also carries the call's own values (the platform appends a
 // "# Call context" section: channel, local time, caller number, `Variable first_name: Hugo`, ...),
@@ -119,10 +120,24 @@ export function normalisedInstructions(text: string): string {
       skippedLevel = context[1]!.length
       continue
     }
-    let normalised = line.replace(variableLine, '$1')
-    for (const [pattern, replacement] of masks) normalised = normalised.replace(pattern, replacement)
-    normalised = normalised.replace(/\s+/g, ' ').trim()
+    const normalised = normalisedLine(line)
     if (normalised !== '') kept.push(normalised)
   }
   return kept.join('\n')
+}
+
+// The same prompt lines come in every call of an agent, and the masks are most of the transform's
+// work on them: each line is masked once while it keeps coming (the same line, the same result).
+const lineCache = new Map<string, string>()
+const lineCacheLimit = 5_000
+
+function normalisedLine(line: string): string {
+  const cached = lineCache.get(line)
+  if (cached !== undefined) return cached
+  let normalised = line.replace(variableLine, '$1')
+  for (const [pattern, replacement] of masks) normalised = normalised.replace(pattern, replacement)
+  normalised = normalised.replace(/\s+/g, ' ').trim()
+  if (lineCache.size >= lineCacheLimit) lineCache.clear()
+  lineCache.set(line, normalised)
+  return normalised
 }
