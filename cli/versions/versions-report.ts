@@ -55,11 +55,17 @@ export async function versionsReport(
   const reports: AgentReport[] = []
   for (const agentId of agents) {
     const own = versions.filter((version) => version.agentId === agentId)
+    const once = own.filter((version) => version.conversations === 1).length
+    // Versions of one call each are no versions: their figures would compare call with call.
+    const warning =
+      own.length >= suspiciousVersions && once * 2 > own.length
+        ? `${once} of ${own.length} versions were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions"); no figures compared`
+        : null
     const windows = comparisonWindows(own, options.maxWindowMs)
     const changes: VersionChangeReport[] = []
     for (const [index, version] of own.slice(1).entries()) {
       if (options.sinceMs !== undefined && version.firstSeenMs < options.sinceMs) continue
-      const window = windows[index] ?? null
+      const window = warning ? null : (windows[index] ?? null)
       changes.push({
         version: version.number,
         fingerprint: version.fingerprints[0]!,
@@ -69,17 +75,7 @@ export async function versionsReport(
         figures: window && (await beforeAndAfter(read, database, agentId, window)),
       })
     }
-    const once = own.filter((version) => version.conversations === 1).length
-    reports.push({
-      agentId,
-      agentName: own[0]!.agentName,
-      versions: own,
-      changes,
-      warning:
-        own.length >= suspiciousVersions && once * 2 > own.length
-          ? `${once} of ${own.length} versions were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions")`
-          : null,
-    })
+    reports.push({ agentId, agentName: own[0]!.agentName, versions: own, changes, warning })
   }
   return reports
 }

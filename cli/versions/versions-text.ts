@@ -47,7 +47,7 @@ function table(rows: string[][]): string[] {
   return rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd())
 }
 
-function changeLines(change: VersionChangeReport): string[] {
+function changeLines(change: VersionChangeReport, warned: boolean): string[] {
   const lines = [
     `Change to v${change.version} (${change.fingerprint}), first seen ${minute(change.firstSeenMs)} UTC`,
     ...setLines('instructions (sentences)', change.changed.instructions, true),
@@ -55,7 +55,8 @@ function changeLines(change: VersionChangeReport): string[] {
     ...setLines('tools', change.changed.tools, false),
     ...setLines('handoff targets', change.changed.handoffTargets, false),
   ]
-  if (!change.windows || !change.figures) return [...lines, '  no time before or after it to compare', '']
+  if (!change.windows || !change.figures)
+    return [...lines, warned ? '  no figures (see the warning)' : '  no time before or after it to compare', '']
   const { before, after } = change.windows
   lines.push(
     `  before ${minute(before[0])} - ${minute(before[1])}, after ${minute(after[0])} - ${minute(after[1])} UTC (95 % intervals)`,
@@ -94,7 +95,7 @@ export function versionsText(reports: readonly AgentReport[]): string {
       ),
       '',
     )
-    for (const change of report.changes) lines.push(...changeLines(change))
+    for (const change of report.changes) lines.push(...changeLines(change, report.warning !== null))
   }
   return `${lines.join('\n')}\n`
 }
