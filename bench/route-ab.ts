@@ -8,7 +8,11 @@ import { createEventCodec, createSchemaRegistry } from '../core/event/event-code
 import type { AvroRecord } from '../core/event/event-record.ts'
 import type { ConsumedMessage } from '../core/kafka/partition-batches.ts'
 import { conversationRows, type Delivery } from '../services/worker/transform/conversation-rows.ts'
-import { turnTakingColumns } from '../services/worker/transform/table-rows.ts'
+import {
+  agentConfigColumns,
+  agentConfigTables,
+  turnTakingColumns,
+} from '../services/worker/transform/table-rows.ts'
 import { type MessageRows, mergeRows } from '../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../services/worker/write/clickhouse-insert.ts'
 import { insertToken } from '../services/worker/write/insert-token.ts'
@@ -183,9 +187,13 @@ for (const [index, values] of batches.entries()) {
   }
 }
 
+/** The agent versions are the worker's alone (its transform computes the fingerprints), as the turn-taking columns. */
+const comparedTables = storedTableNames.filter((table) => !agentConfigTables.includes(table))
+const workerOnlyColumns = [...turnTakingColumns, ...agentConfigColumns]
+
 async function counts(database: string): Promise<Record<string, number>> {
   const result: Record<string, number> = {}
-  for (const table of storedTableNames) {
+  for (const table of comparedTables) {
     const answer = await client.query({
       query: `SELECT count() AS n FROM ${database}.${table} FINAL`,
       format: 'JSONEachRow',
@@ -198,13 +206,13 @@ async function counts(database: string): Promise<Record<string, number>> {
 /**
  * Rows of `table` one route stored and the other did not, every column compared except the Kafka
  * coordinates (not in the bytes), inserted_at, the rollup's t-digest states (compared through
- * their counts, sums and maxima) and the turn-taking columns, which the SQL route does not compute
- * (views.sql; NULL there).
+ * their counts, sums and maxima) and the turn-taking and agent configuration columns, which the SQL
+ * route does not compute (views.sql; NULL there).
  */
 async function differingRows(table: string): Promise<{ onlyJs: number; onlySql: number }> {
   const columns = await client.query({
     query: `SELECT name FROM system.columns WHERE database = '${databases.js}' AND table = '${table}'
-      AND name NOT IN ('kafka_topic', 'kafka_partition', 'kafka_offset', 'inserted_at', ${turnTakingColumns.map((name) => `'${name}'`).join(', ')})
+      AND name NOT IN ('kafka_topic', 'kafka_partition', 'kafka_offset', 'inserted_at', ${workerOnlyColumns.map((name) => `'${name}'`).join(', ')})
       AND type NOT LIKE 'AggregateFunction%' ORDER BY position`,
     format: 'JSONEachRow',
   })

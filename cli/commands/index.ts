@@ -6,6 +6,7 @@ import { registerPricesCommand } from './prices.ts'
 import { registerQueryCommand } from './query.ts'
 import { registerReplayCommand } from './replay.ts'
 import { registerSendCommand } from './send.ts'
+import { registerVersionsCommand } from './versions.ts'
 import { registerWebhooksCommand } from './webhooks.ts'
 import { registerWhoamiCommand } from './whoami.ts'
 
@@ -20,6 +21,7 @@ const commandModules: Array<(program: Command) => void> = [
   registerQueryCommand,
   registerPricesCommand,
   registerForgetCommand,
+  registerVersionsCommand,
 ]
 
 export function registerCommands(program: Command): void {

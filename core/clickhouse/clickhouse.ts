@@ -117,11 +117,12 @@ const checkedIdentifier = (name: string) => {
   if (!identifier.test(name)) throw new Error(`not a plain ClickHouse identifier: ${JSON.stringify(name)}`)
   return name
 }
-const quoted = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+/** A string as a ClickHouse SQL literal. */
+export const sqlString = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 const settingsClause = (settings: Record<string, string | number>) =>
   Object.entries(settings)
     .map(
-      ([name, value]) => `${checkedIdentifier(name)} = ${typeof value === 'number' ? value : quoted(value)}`,
+      ([name, value]) => `${checkedIdentifier(name)} = ${typeof value === 'number' ? value : sqlString(value)}`,
     )
     .join(', ')
 
@@ -137,7 +138,7 @@ export async function insertNativeBlock(client: ClickHouseClient, insert: Native
       Object.keys(insert.settings).length > 0 ? ` SETTINGS ${settingsClause(insert.settings)}` : ''
     // chDB reads binary formats only from a file (chdb-insert-files.ts).
     await withInsertFile(insert.block, (file) =>
-      session.queryAsync(`INSERT INTO ${target} FROM INFILE ${quoted(file)}${settings} FORMAT Native`),
+      session.queryAsync(`INSERT INTO ${target} FROM INFILE ${sqlString(file)}${settings} FORMAT Native`),
     )
     return
   }

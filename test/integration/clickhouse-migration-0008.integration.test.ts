@@ -11,7 +11,7 @@ import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import type { Sent } from '../support/produce-events.ts'
 import { expectStoredRowsEqual } from '../support/stored-rows.ts'
 import {
-  addTurnTakingColumns,
+  fitTodaysRows,
   databaseBeforeMigration,
   migrateThrough,
   runMigrationAgain,
@@ -47,7 +47,7 @@ describe('migration 0008 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
-    await addTurnTakingColumns(client)
+    await fitTodaysRows(client)
     // The base tables as the worker wrote them; the rollup's feed of then had other columns.
     const rows = mergeRows(
       sent.map(({ record }, offset) => ({

@@ -8,7 +8,7 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  addTurnTakingColumns,
+  fitTodaysRows,
   databaseBeforeMigration,
   migrateThrough,
   runMigrationAgain,
@@ -57,7 +57,7 @@ describe('migration 0009 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
-    await addTurnTakingColumns(client)
+    await fitTodaysRows(client)
     // Conversations of ten days of March through the worker's transform and insert, a tenth twice.
     const events = generateConversations({
       count: 300,

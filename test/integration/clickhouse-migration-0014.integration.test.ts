@@ -9,7 +9,7 @@ import { insertTableRows } from '../../services/worker/write/clickhouse-insert.t
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  addTurnTakingColumns,
+  fitTodaysRows,
   databaseBeforeMigration,
   migrateThrough,
   runMigrationAgain,
@@ -46,7 +46,7 @@ describe('migration 0014 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
-    await addTurnTakingColumns(client)
+    await fitTodaysRows(client)
     // Every fourth with impossible metrics (flagged items), where its history is long enough.
     const flagged = (event: ConversationCompleteEvent, index: number) => {
       try {

@@ -8,7 +8,7 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  addTurnTakingColumns,
+  fitTodaysRows,
   databaseBeforeMigration,
   migrateThrough,
   runMigrationAgain,
@@ -46,7 +46,7 @@ describe('migration 0016 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
-    await addTurnTakingColumns(client)
+    await fitTodaysRows(client)
     const sent = generateConversations({ count: 20, seed: 16 }).map((event) =>
       toAvroRecord(event, { source: 'prod', receivedAt: 1 }),
     )

@@ -8,7 +8,7 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  addTurnTakingColumns,
+  fitTodaysRows,
   databaseBeforeMigration,
   migrateThrough,
   runMigrationAgain,
@@ -43,7 +43,7 @@ describe('migration 0017 on an existing database', () => {
 
   beforeAll(async () => {
     client = opened.client
-    await addTurnTakingColumns(client)
+    await fitTodaysRows(client)
     await insertTableRows(client, database, rowsOf(17, 1), 'test-0017-base')
     // As the worker before 0017 did after each write.
     await recomputeEveryLatencyHour(client, database)

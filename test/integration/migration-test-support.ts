@@ -42,11 +42,13 @@ export function migrateThrough(client: ClickHouseClient, version: number) {
 }
 
 /**
- * Today's transform writes the turn-taking columns of conversations (0018): a database before 0018
- * gets them first, so that today's rows fit it as they did the tables of then. 0018 only adds
- * columns that no earlier migration reads or changes; its own run later finds them there (IF NOT
- * EXISTS) and records itself.
+ * Today's transform writes the turn-taking columns of conversations (0018), their agent configuration
+ * fingerprint and the agent versions (0019): a database before them gets them first, so that today's
+ * rows fit it as they did the tables of then. 0018 and 0019 only add columns and a table that no
+ * earlier migration reads or changes; their own runs later find them there (IF NOT EXISTS) and
+ * record themselves.
  */
-export function addTurnTakingColumns(client: ClickHouseClient): Promise<void> {
-  return runMigrationAgain(client, 18)
+export async function fitTodaysRows(client: ClickHouseClient): Promise<void> {
+  await runMigrationAgain(client, 18)
+  await runMigrationAgain(client, 19)
 }

@@ -479,6 +479,7 @@ describe('docs/sql-cookbook.md', () => {
       'cost per passed test',
       'money lost to failed rooms',
       'cost per day',
+      'fingerprints per agent',
     ])
       expect(titles).toContain(topic)
   })

@@ -14,6 +14,8 @@ export interface ConversationParts {
   toolCalls: readonly ToolCallRow[]
   handoffs: readonly HandoffRow[]
   durationSeconds: number | null
+  /** The fingerprint of the agent configuration it ran (agent-config.ts), null when it shows none. */
+  configFingerprint: string | null
 }
 
 /** The conversation's one row: its payload's fields, its figures and where Kafka delivered it. */
@@ -109,6 +111,7 @@ export function conversationRow(
     response_gap_p95_ms: figures?.responseGapP95Ms ?? null,
     gap_e2e_disagreements: figures?.gapE2eDisagreements ?? null,
     speech_left_out: flagged + turns.leftOut.noStop + turns.leftOut.overlapsItsSide,
+    config_fingerprint: parts.configFingerprint,
     extra_fields_json: extraFieldsJson(data),
     envelope_extra_fields_json: extraFieldsJson(envelope),
     test_eval_result_extra_fields_json: extraFieldsJson(testEval),

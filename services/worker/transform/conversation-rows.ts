@@ -1,6 +1,8 @@
 import { latencyMetrics } from '../../../core/clickhouse/latency-metrics.ts'
 import type { AvroRecord } from '../../../core/event/event-record.ts'
+import { agentConfig, configFingerprint } from './agent-config.ts'
 import { agentLatencyFeedRows } from './agent-latency-feed-rows.ts'
+import { agentVersionRows } from './agent-version-rows.ts'
 import { campaignItemRows } from './campaign-item-rows.ts'
 import { finiteNumber } from './clickhouse-values.ts'
 import { conversationContext, type Delivery } from './conversation-context.ts'
@@ -37,7 +39,13 @@ export function conversationRows(
   flagItemRows(items, conversationSpan(context.startTime, context.createdAt, durationSeconds))
   const toolCalls = toolCallRows(context, items)
   const handoffs = handoffRows(context, items)
-  const conversation = conversationRow(context, { items, toolCalls, handoffs, durationSeconds }, turnTaking)
+  const config = agentConfig(context.history)
+  const configured = config && { config, fingerprint: configFingerprint(config) }
+  const conversation = conversationRow(
+    context,
+    { items, toolCalls, handoffs, durationSeconds, configFingerprint: configured?.fingerprint ?? null },
+    turnTaking,
+  )
   return {
     conversations: [conversation],
     conversation_items: items,
@@ -45,6 +53,7 @@ export function conversationRows(
     handoffs,
     test_results: testResultRows(context, conversation),
     campaign_items: campaignItemRows(context, conversation),
+    agent_versions: agentVersionRows(context, configured),
     agent_latency_feed: agentLatencyFeedRows(items, context.columns),
     conversation_latency_feed: [conversationLatencyFeedRow(conversation, items)],
   }

@@ -6,8 +6,9 @@ import { eventShape } from '../../../core/event/event-schema.ts'
 import { generateConversations } from '../../../generator/conversation-generator.ts'
 import { withImpossibleMetrics } from '../../../test/fixtures/impossible-metrics.ts'
 import { fixtureNames, loadFixture } from '../../../test/fixtures/index.ts'
+import { agentConfig, configFingerprint } from './agent-config.ts'
 import { conversationRows, type Delivery, latencyMetrics } from './conversation-rows.ts'
-import { type TableName, type TableRows, tableColumns, tableNames } from './table-rows.ts'
+import { type TableName, type TableRows, tableFields, tableNames } from './table-rows.ts'
 import { TransformError } from './transform-error.ts'
 
 const delivery: Delivery = {
@@ -152,7 +153,7 @@ describe('conversationRows', () => {
       const rows = rowsOf(event)
       for (const table of tableNames)
         for (const row of rows[table])
-          expect(Object.keys(row).sort(), table).toEqual([...tableColumns[table]].sort())
+          expect(Object.keys(row).sort(), table).toEqual([...tableFields[table]].sort())
     }
   })
 
@@ -256,6 +257,28 @@ describe('conversationRows', () => {
     expect(rows.conversation_items[handoffIndex]!.active_agent_id).toBe(event.data.agent_id)
     expect(rows.conversation_items[handoffIndex + 1]!.active_agent_id).toBe(target)
     expect(rows.conversations[0]!.handoff_count).toBe(1)
+  })
+
+  it('stores the fingerprint of the agent configuration with the conversation, and what it stands for', () => {
+    const rows = rowsOf(loadFixture('full'))
+    const config = agentConfig(loadFixture('full').data.history!)!
+    const fingerprint = configFingerprint(config)
+    expect(rows.conversations[0]!.config_fingerprint).toBe(fingerprint)
+    expect(rows.agent_versions).toEqual([
+      {
+        session_id: rows.conversations[0]!.session_id,
+        version: receivedAt,
+        agent_id: rows.conversations[0]!.agent_id,
+        config_fingerprint: fingerprint,
+        instructions: config.instructions,
+        update_instructions: config.updateInstructions,
+        tools: ['apply_discount', 'quote_renewal'],
+        handoff_targets: ['25879895-69ab-4bf5-bd59-70c66698c5ab'],
+      },
+    ])
+    const silent = rowsOf({ ...loadFixture('failed-room'), data: { ...loadFixture('failed-room').data, history: [] } })
+    expect(silent.conversations[0]!.config_fingerprint).toBeNull()
+    expect(silent.agent_versions).toEqual([])
   })
 
   it('writes a test result and a campaign item only for such conversations', () => {

@@ -120,7 +120,13 @@ describe('conversationRow and the rows that repeat it', () => {
   const rowsOf = (data: Partial<ConversationData>) => {
     const { context, items } = built({ history, ...data })
     const toolCalls = toolCallRows(context, items)
-    const parts = { items, toolCalls, handoffs: handoffRows(context, items), durationSeconds: 30 }
+    const parts = {
+      items,
+      toolCalls,
+      handoffs: handoffRows(context, items),
+      durationSeconds: 30,
+      configFingerprint: 'f00dfeedf00dfeed',
+    }
     return { context, items, conversation: conversationRow(context, parts, defaultTurnTaking) }
   }
 
@@ -136,6 +142,7 @@ describe('conversationRow and the rows that repeat it', () => {
       e2e_latency_p50: 2,
       duration_seconds: 30,
       kafka_offset: 7,
+      config_fingerprint: 'f00dfeedf00dfeed',
     })
   })
 

@@ -16,12 +16,21 @@ import type { KeyTimeSource } from './conversation-key-time.ts'
 export type Ms = number
 
 declare const columnType: unique symbol
-/** A column: its TypeScript type (a marker that holds nothing at run time) and its wire type. */
+/**
+ * A column: its TypeScript type (a marker that holds nothing at run time) and its wire type; null for
+ * a field the row carries for the write but ClickHouse does not store (`routing`).
+ */
 interface Column<T> {
   readonly [columnType]: T
-  readonly type: NativeType
+  readonly type: NativeType | null
 }
 const column = <T>(type: NativeTypeOf<T>) => ({ type }) as Column<T>
+/**
+ * Which delivery of which conversation brought a row of a table that stores no conversation (the
+ * agent versions): the write treats the row as that conversation's (first delivery or not,
+ * forgotten, superseded), but the table does not keep it.
+ */
+const routing = <T>() => ({ type: null }) as Column<T>
 
 type RowOf<Columns> = { [Name in keyof Columns]: Columns[Name] extends Column<infer T> ? T : never }
 
@@ -61,6 +70,14 @@ const turnTaking = {
 }
 /** Its columns: what only the worker's transform computes (the ClickHouse-side route of the benchmarks does not). */
 export const turnTakingColumns = Object.keys(turnTaking)
+
+/** The agent configuration a conversation ran (migration 0019, agent-config.ts): NULL when it shows none. */
+const agentConfig = {
+  config_fingerprint: column<string | null>('Nullable(String)'),
+}
+/** Its columns and table: computed only by the worker's transform, like the turn-taking columns. */
+export const agentConfigColumns = Object.keys(agentConfig)
+export const agentConfigTables = ['agent_versions']
 
 /** Insert order (on one session): the rollup feed and the children first, the conversation row last. */
 const tables = {
@@ -199,6 +216,20 @@ const tables = {
     url_parameters: column<Record<string, string>>('Map(String, String)'),
     user_turn_count: column<number>('UInt32'),
   },
+  /**
+   * One row per agent and configuration (migration 0019): what the fingerprint stands for, so that
+   * what changed between two versions can be shown. The same for every conversation that ran it.
+   */
+  agent_versions: {
+    session_id: routing<string>(),
+    version: routing<number>(),
+    agent_id: column<string>('String'),
+    config_fingerprint: column<string>('String'),
+    instructions: column<string>('String'),
+    update_instructions: column<string[]>('Array(String)'),
+    tools: column<string[]>('Array(String)'),
+    handoff_targets: column<string[]>('Array(String)'),
+  },
   conversations: {
     ...conversationContext,
     event_time_source: column<KeyTimeSource>('String'),
@@ -248,6 +279,7 @@ const tables = {
     end_of_turn_delay_p50: column<number | null>('Nullable(Float64)'),
     end_of_turn_delay_p95: column<number | null>('Nullable(Float64)'),
     ...turnTaking,
+    ...agentConfig,
     extra_fields_json: column<string | null>('Nullable(String)'),
     envelope_extra_fields_json: column<string | null>('Nullable(String)'),
     test_eval_result_extra_fields_json: column<string | null>('Nullable(String)'),
@@ -268,6 +300,7 @@ export type ToolCallRow = TableRows['tool_calls'][number]
 export type HandoffRow = TableRows['handoffs'][number]
 export type TestResultRow = TableRows['test_results'][number]
 export type CampaignItemRow = TableRows['campaign_items'][number]
+export type AgentVersionRow = TableRows['agent_versions'][number]
 export type LatencyFeedRow = TableRows['agent_latency_feed'][number]
 export type ConversationLatencyFeedRow = TableRows['conversation_latency_feed'][number]
 
@@ -276,16 +309,26 @@ export type ContextColumns = RowOf<typeof conversationContext>
 
 export const tableNames = Object.keys(tables) as TableName[]
 
+/** Each table's row fields: its columns and the routing fields it carries for the write. */
+export const tableFields = Object.fromEntries(
+  tableNames.map((table) => [table, Object.keys(tables[table])]),
+) as unknown as { [Table in TableName]: ReadonlyArray<keyof TableRows[Table][number] & string> }
+
+const storedColumns = (table: TableName) =>
+  Object.entries(tables[table] as Record<string, Column<unknown>>).filter(
+    (entry): entry is [string, Column<unknown> & { type: NativeType }] => entry[1].type !== null,
+  )
+
 /** Each insert's columns, in the order its values go. */
 export const tableColumns = Object.fromEntries(
-  tableNames.map((table) => [table, Object.keys(tables[table])]),
+  tableNames.map((table) => [table, storedColumns(table).map(([name]) => name)]),
 ) as unknown as { [Table in TableName]: ReadonlyArray<keyof TableRows[Table][number] & string> }
 
 /** Each insert's columns with their wire types, in the order of tableColumns. */
 export const tableNativeColumns = Object.fromEntries(
   tableNames.map((table) => [
     table,
-    Object.entries(tables[table]).map(([name, { type }]): NativeColumn => ({ name, type })),
+    storedColumns(table).map(([name, { type }]): NativeColumn => ({ name, type })),
   ]),
 ) as unknown as { [Table in TableName]: readonly NativeColumn[] }
 

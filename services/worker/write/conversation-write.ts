@@ -6,7 +6,7 @@ import type { Config } from '../../../core/settings/env.ts'
 import { createDomainMetrics, recordConversations } from '../observe/domain-metrics.ts'
 import { parseLabelList } from '../observe/metric-label-limit.ts'
 import type { TableRows } from '../transform/table-rows.ts'
-import { mergeRows } from './batch-rows.ts'
+import { mergeRows, oneRowPerVersion } from './batch-rows.ts'
 import { insertTableRows, type TableWrite } from './clickhouse-insert.ts'
 import { CountOnCommit, messageCounts } from './count-on-commit.ts'
 import { divideFirstDeliveries } from './first-deliveries.ts'
@@ -107,10 +107,11 @@ export function createConversationWrite({
     const sessions = await knownSessions()
     const divided = divideFirstDeliveries(incoming, (session) => sessions.has(session))
     const lookedUp = await planLookedUp(divided.lookup)
-    const planned =
+    const planned = oneRowPerVersion(
       divided.lookup.conversations.length === 0
         ? divided.first
-        : mergeRows([{ rows: divided.first }, { rows: lookedUp.rows }])
+        : mergeRows([{ rows: divided.first }, { rows: lookedUp.rows }]),
+    )
     const messages = withoutConversations(incoming, lookedUp.forgotten).conversations
     for (const { message, counted } of messageCounts(messages, planned, lookedUp.stored.sources))
       counts.decided(message, counted)

@@ -33,9 +33,18 @@ export const replacingKeys: { [T in TableName]: readonly string[] } = {
   handoffs: ['agent_id', 'event_time', 'session_id', 'item_index'],
   test_results: ['event_time', 'test_run_id', 'test_id', 'session_id'],
   campaign_items: ['campaign_id', 'event_time', 'campaign_item_id', 'session_id'],
+  agent_versions: ['agent_id', 'config_fingerprint'],
   agent_latency_feed: ['agent_id', 'minute', 'session_id'],
   conversation_latency_feed: ['agent_id', 'event_time', 'session_id'],
 }
+
+/**
+ * Tables whose rows no conversation owns alone: every conversation of an agent version brings the
+ * same version row, so one conversation's re-delivery never buries it (other conversations may still
+ * run that version; what is counted of it comes from `conversations`). stored-keys.ts does not look
+ * them up.
+ */
+const sharedTables: ReadonlySet<TableName> = new Set(['agent_versions'])
 
 /** Which row ClickHouse replaces by this one: partition and sorting key (every key holds its time). */
 export function replacedIdentity(table: TableName, row: object): string {
@@ -125,7 +134,12 @@ function writtenAsIs(
   versions: ReadonlyMap<string, number>,
 ): boolean {
   if (newest.size !== rows.conversations.length) return false
-  if (tableNames.some((table) => table !== 'conversations' && stored[table].length > 0)) return false
+  if (
+    tableNames.some(
+      (table) => table !== 'conversations' && !sharedTables.has(table) && stored[table].length > 0,
+    )
+  )
+    return false
   return stored.conversations.every((key) => {
     const incoming = newest.get(key.session_id)!
     return (
@@ -168,7 +182,7 @@ export function planWrite(rows: TableRows, stored: StoredKeys): WritePlan {
     const out = planned[table] as unknown as Array<Record<string, unknown>>
     out.push(...live.values())
     const buried = new Set<string>()
-    for (const key of stored[table]) {
+    for (const key of sharedTables.has(table) ? [] : stored[table]) {
       const version = written.get(key.session_id)
       const identity = replacedIdentity(table, key)
       if (version === undefined || live.has(identity) || buried.has(identity)) continue

@@ -82,7 +82,13 @@ describe('planWrite', () => {
     const rows = rowsOf(changed, t0 + 60_000)
     expect(conversationsToInspect(rows, storedOf(stored).conversations)).toEqual([event.data.session_id])
     const plan = planWrite(rows, storedOf(stored))
-    for (const table of tableNames) {
+    // The agent version row: the new delivery's written, the old one's never buried (other
+    // conversations may run that version).
+    expect(plan.rows.agent_versions).toEqual(rows.agent_versions)
+    expect(replacedIdentity('agent_versions', rows.agent_versions[0]!)).not.toBe(
+      replacedIdentity('agent_versions', stored.agent_versions[0]!),
+    )
+    for (const table of tableNames.filter((name) => name !== 'agent_versions')) {
       expect(live(plan.rows, table), table).toEqual(rows[table])
       // Every key changed (agent and time are in every key), so every stored row gets its tombstone.
       const tombstones = buried(plan.rows, table)
