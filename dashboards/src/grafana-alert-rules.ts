@@ -53,15 +53,17 @@ export const grafanaAlertThresholds = {
   qualityMinCalls: 20,
   qualityWindowMinutes: 30,
   /**
-   * Latency regression against the agent's own past (#32, latency-regression-sql.ts): fires when the
-   * lower confidence bound of the rise of its p95 e2e_latency exceeds regressionMinEffectSeconds.
-   * The past is its previous version when its configuration changed in the last
-   * regressionVersionHours, else the same regressionRecentMinutes of the week over the previous
-   * regressionBaselineWeeks. Judged only with at least regressionMinRecentCalls calls now and
-   * regressionMinPastCalls in the past. Each bound is one-sided at regressionZ (1.96: 97.5 %; the rise's bound then holds with ≥ 95 %).
+   * Latency regression against the agent's own past (#32, latency-regression-sql.ts): fires when its
+   * median or p95 e2e_latency (regressionQuantiles) rose by more than regressionMinEffectSeconds
+   * beyond chance: when, for one of them, the lower confidence bound of the share of its recent turns
+   * slower than the past quantile + that effect is above the share the quantile leaves above it. The
+   * past is its previous version when its instructions changed in the last regressionVersionHours,
+   * else the same regressionRecentMinutes of the week over the previous regressionBaselineWeeks.
+   * Judged only with at least regressionMinRecentCalls calls now and regressionMinPastCalls in the
+   * past. Bounds at regressionZ (2.24: 98.75 % each, four bounds together 95 %).
    */
-  regressionQuantile: 0.95,
-  regressionZ: 1.96,
+  regressionQuantiles: [0.5, 0.95],
+  regressionZ: 2.24,
   regressionMinEffectSeconds: 0.1,
   regressionRecentMinutes: 60,
   regressionBaselineWeeks: 4,
@@ -216,24 +218,26 @@ const rules: ClickHouseRule[] = [
     title: 'Agent latency worse than its own past (ClickHouse)',
     windowSeconds: t.regressionBaselineWeeks * 7 * 86400 + t.regressionRecentMinutes * 60,
     rawSql: latencyRegressionSql({
-      quantile: t.regressionQuantile,
+      quantiles: t.regressionQuantiles,
       z: t.regressionZ,
       recentMinutes: t.regressionRecentMinutes,
       baselineWeeks: t.regressionBaselineWeeks,
       versionHours: t.regressionVersionHours,
+      minEffectSeconds: t.regressionMinEffectSeconds,
       minRecentCalls: t.regressionMinRecentCalls,
       minPastCalls: t.regressionMinPastCalls,
     }),
-    threshold: { type: 'gt', value: t.regressionMinEffectSeconds },
+    threshold: { type: 'gt', value: 0 },
     summary:
-      'Agent {{ $labels.agent }}: p95 end-to-end latency rose by at least {{ humanize $values.B.Value }} s ' +
-      '{{ if $labels.version_change }}since its configuration changed ({{ $labels.version_change }}){{ else }}' +
-      `over the same hour of the week in the previous ${t.regressionBaselineWeeks} weeks{{ end }}. ` +
+      `Agent {{ $labels.agent }}: its median or p95 end-to-end latency rose by more than ${t.regressionMinEffectSeconds * 1000} ms ` +
+      '{{ if $labels.version_change }}since its instructions changed ({{ $labels.version_change }}){{ else }}' +
+      `over the same hour of the week in the previous ${t.regressionBaselineWeeks} weeks{{ end }}: ` +
+      'at least {{ humanizePercentage $values.B.Value }} more of its turns than before are that much slower. ' +
       '`voice-analytics versions --agent` lists the change with its figures before and after; roll it back or compare it on the Voice latency dashboard.',
     description:
-      `The p95 rise's lower confidence bound (order statistics, each side at z = ${t.regressionZ}) above ${t.regressionMinEffectSeconds} s, ` +
-      `with at least ${t.regressionMinRecentCalls} calls in the last ${t.regressionRecentMinutes} min and ${t.regressionMinPastCalls} in the past ` +
-      '(regression* in dashboards/src/grafana-alert-rules.ts; docs/alerting.md). Dashboard: /d/voice-latency',
+      `For the median and p95: the Wilson lower bound (z = ${t.regressionZ}) of the share of recent turns slower than the past quantile's upper bound + ` +
+      `${t.regressionMinEffectSeconds} s, less the share the quantile leaves above it; fires above 0. At least ${t.regressionMinRecentCalls} calls in the last ` +
+      `${t.regressionRecentMinutes} min and ${t.regressionMinPastCalls} in the past (regression* in dashboards/src/grafana-alert-rules.ts; docs/alerting.md). Dashboard: /d/voice-latency`,
     severity: 'warning',
   },
   {

@@ -1,30 +1,35 @@
 import { database } from './panel-sql.ts'
 
 // The latency regression rule (#32): is an agent's p95 end-to-end latency now worse than its own
-// past, by more than a minimum effect that chance cannot explain? One row per agent whose samples
-// are large enough to judge; its value is a lower confidence bound of the rise in seconds, which
-// the rule compares with the minimum effect. The past is:
-// - the previous version, when the agent's configuration fingerprint (migration 0019) changed in
-//   the last `versionHours`: the previous version's turns in the `versionHours` before the change
-//   against the new version's turns since the change, within the last `recentMinutes`; the label
-//   `version_change` names both versions, when, and the p95 before;
+// past by more than a minimum effect δ, beyond what chance explains? One row per agent whose samples
+// are large enough to judge. The past is:
+// - the previous version, when the agent's instructions (its System message, normalised: the
+//   `instructions` of agent_versions, migration 0019) changed in the last `versionHours`: the
+//   previous version's turns in the `versionHours` before the change against the new version's
+//   turns since the change, within the last `recentMinutes`; the label `version_change` names both
+//   versions by their commonest configuration fingerprint, when, and the quantiles before;
 // - otherwise the same `recentMinutes` of the week in the previous `baselineWeeks` weeks (traffic
 //   and latency follow the hour of the week), with an empty `version_change`.
 //
-// The bounds are exact order statistics, distribution-free: among n turns sorted, the l-th is below
-// the true q-quantile with probability ≥ 1 − α when l = floor(nq − z·sqrt(nq(1−q))) (the binomial
-// count of turns below the quantile, by its normal approximation); the u-th above it when
-// u = ceil(nq + z·sqrt(nq(1−q))) + 1. The rise's lower bound is the recent sample's lower bound
-// minus the past's upper bound, each at one-sided z, so it holds with ≥ 1 − 2α. Turns of one call
-// are treated as independent; the sample guard counts calls, and the bench measures the
-// false-alarm rate this gives (bench/results/regressions.md).
+// The test: the new p95 exceeds the old one by more than δ exactly when more than 5 % of new turns
+// are slower than the old p95 + δ. The old p95 is taken at its upper confidence bound, an exact order
+// statistic (among n turns sorted, the one at rank ceil(nq + z·sqrt(nq(1−q))) + 1 is above the true
+// q-quantile with probability ≥ 97.5 % at z = 1.96); the share of recent turns slower than it + δ gets
+// a Wilson lower bound at the same z. The value is that lower bound: above 1 − q (5 %) it excludes a
+// rise of δ or less. A count test is far more sensitive than comparing two quantile intervals (a
+// 300 ms rise shows within 30 minutes at 100 calls an hour). Turns of one call are treated as
+// independent; the sample guard counts calls, and the bench measures the false-alarm rate this
+// gives (bench/results/regressions.md).
 export interface RegressionSettings {
-  quantile: number
+  /** The quantiles judged (0.5 and 0.95): a rise of any of them fires. */
+  quantiles: number[]
   /** One-sided normal quantile of each bound (1.96: 97.5 %). */
   z: number
   recentMinutes: number
   baselineWeeks: number
   versionHours: number
+  /** δ: the rise in seconds that does not count as a regression. */
+  minEffectSeconds: number
   minRecentCalls: number
   minPastCalls: number
 }
@@ -42,36 +47,43 @@ function sampledTimes(column: string, s: RegressionSettings): string {
   return `((${column} >= ${end} - INTERVAL ${2 * s.versionHours} HOUR AND ${column} < ${end}) OR ${weeks.join(' OR ')})`
 }
 
-/** The l-th (lower) or u-th (upper) order statistic bound of the q-quantile of a sorted array. */
-function orderBound(sorted: string, side: 'lower' | 'upper', s: RegressionSettings): string {
-  const n = `length(${sorted})`
-  const spread = `${s.z} * sqrt(${n} * ${s.quantile} * (1 - ${s.quantile}))`
-  return side === 'lower'
-    ? `${sorted}[toUInt64(greatest(1, floor(${n} * ${s.quantile} - ${spread})))]`
-    : `${sorted}[toUInt64(ceil(${n} * ${s.quantile} + ${spread}) + 1)]`
-}
+/** The rank of the upper confidence bound of the q-quantile among n sorted values. */
+const upperRank = (n: string, q: number, z: number) =>
+  `ceil(${n} * ${q} + ${z} * sqrt(${n} * ${q} * (1 - ${q}))) + 1`
+const percentile = (q: number) => `p${Math.round(q * 100)}`
 
-/** Whether the upper bound's rank is within the sample (else there is no finite bound: no judgement). */
-const upperBounded = (sorted: string, s: RegressionSettings) =>
-  `ceil(length(${sorted}) * ${s.quantile} + ${s.z} * sqrt(length(${sorted}) * ${s.quantile} * (1 - ${s.quantile}))) + 1 <= length(${sorted})`
+/** The Wilson score interval's lower bound of a proportion of n. */
+const wilsonLower = (p: string, n: string, z: number) =>
+  `(${p} + ${z * z} / (2 * ${n}) - ${z} * sqrt(${p} * (1 - ${p}) / ${n} + ${z * z} / (4 * ${n} * ${n}))) / (1 + ${z * z} / ${n})`
 
 export function latencyRegressionSql(s: RegressionSettings): string {
   const recentStart = `${unix(end)} - ${s.recentMinutes * 60}`
   const versionStart = `${unix(end)} - ${s.versionHours * 3600}`
-  const q = (sorted: string) => `${sorted}[toUInt64(greatest(1, ceil(length(${sorted}) * ${s.quantile})))]`
+  const at = (sorted: string, q: number) => `${sorted}[toUInt64(greatest(1, ceil(length(${sorted}) * ${q})))]`
+  const top = Math.max(...s.quantiles)
+  // per quantile: the share of recent turns slower than the past's upper bound + δ, its Wilson
+  // lower bound, and how far that is above the share the quantile leaves above it (1 − q)
+  const excess = s.quantiles.map(
+    (q) =>
+      `${wilsonLower(`arrayCount(e2e -> e2e > past_e2e[toUInt64(${upperRank('length(past_e2e)', q, s.z)})] + ${s.minEffectSeconds}, recent_e2e) / length(recent_e2e)`, 'length(recent_e2e)', s.z)} - ${1 - q}`,
+  )
   return `
-      SELECT agent, version_change, toFloat64(${orderBound('recent_e2e', 'lower', s)} - ${orderBound('past_e2e', 'upper', s)}) AS p95_rise_lower_bound_s
+      SELECT agent, version_change, toFloat64(greatest(${excess.join(', ')})) AS excess_slower_share
       FROM (
+        SELECT agent, version_change, recent_e2e, past_e2e
+        FROM (
         SELECT agent,
           changed,
+          current_fingerprint,
+          previous_version,
           arraySort(arrayMap(turn -> turn.2, recent)) AS recent_e2e,
           arraySort(if(changed, arrayMap(turn -> turn.2, previous), weekly_e2e)) AS past_e2e,
           length(arrayDistinct(arrayMap(turn -> turn.4, recent))) AS recent_calls,
           if(changed, length(arrayDistinct(arrayMap(turn -> turn.4, previous))), weekly_calls) AS past_calls,
           if(changed,
-            concat(previous_version, ' -> ', current_version, ' at ',
+            concat(previous_version, ' -> ', current_fingerprint, ' at ',
               formatDateTime(toDateTime(current_since, 'UTC'), '%Y-%m-%d %H:%i UTC'),
-              ', p95 before ', toString(round(${q('past_e2e')}, 2)), ' s over ', toString(past_calls), ' calls'),
+              ', ', ${s.quantiles.map((q) => `'${percentile(q)} ', toString(round(${at('past_e2e', q)}, 2)), ' s'`).join(", ', ', ")}, ' before over ', toString(past_calls), ' calls'),
             '') AS version_change
         FROM (
           SELECT agent, weekly_e2e, weekly_calls, current_version, current_since,
@@ -79,7 +91,9 @@ export function latencyRegressionSql(s: RegressionSettings): string {
             arrayFilter(turn -> turn.3 != current_version AND turn.3 != ''
               AND turn.1 < current_since AND turn.1 >= current_since - ${s.versionHours * 3600}, near) AS previous,
             current_version != '' AND current_since >= ${versionStart} AND length(previous) > 0 AS changed,
-            arrayReverseSort(turn -> turn.1, previous)[1].3 AS previous_version,
+            -- named by their commonest fingerprint, as \`voice-analytics versions\` lists them
+            arrayReduce('topK(1)', arrayMap(turn -> turn.5, previous))[1] AS previous_version,
+            arrayReduce('topK(1)', arrayMap(turn -> turn.5, recent))[1] AS current_fingerprint,
             arrayFilter(turn -> turn.1 >= ${recentStart}
               AND (NOT changed OR (turn.3 = current_version AND turn.1 >= current_since)), near) AS recent
           FROM (
@@ -89,17 +103,21 @@ export function latencyRegressionSql(s: RegressionSettings): string {
               arrayMin(arrayMap(turn -> turn.1, arrayFilter(turn -> turn.3 = current_version, near))) AS current_since
             FROM (
               SELECT agent,
-                groupArrayIf((${unix('event_time')}, e2e, fingerprint, session_id), event_time >= ${end} - INTERVAL ${2 * s.versionHours} HOUR) AS near,
+                groupArrayIf((${unix('event_time')}, e2e, prompt, session_id, fingerprint), event_time >= ${end} - INTERVAL ${2 * s.versionHours} HOUR) AS near,
                 groupArrayIf(e2e, event_time < ${end} - INTERVAL ${2 * s.versionHours} HOUR) AS weekly_e2e,
                 uniqExactIf(session_id, event_time < ${end} - INTERVAL ${2 * s.versionHours} HOUR) AS weekly_calls
               FROM (
                 SELECT conversation.agent AS agent, turn.event_time AS event_time, turn.session_id AS session_id,
-                  toFloat64(turn.e2e_latency) AS e2e, conversation.fingerprint AS fingerprint
+                  toFloat64(turn.e2e_latency) AS e2e, conversation.prompt AS prompt, conversation.fingerprint AS fingerprint
                 FROM ${database}.conversation_items AS turn FINAL
                 INNER JOIN (
                   SELECT agent_id, event_time, session_id, ifNull(agent_name, agent_id) AS agent,
-                    ifNull(config_fingerprint, '') AS fingerprint
+                    ifNull(config_fingerprint, '') AS fingerprint, version.prompt AS prompt
                   FROM ${database}.conversations FINAL
+                  LEFT JOIN (
+                    SELECT agent_id, config_fingerprint, toString(cityHash64(instructions)) AS prompt
+                    FROM ${database}.agent_versions FINAL
+                  ) AS version USING (agent_id, config_fingerprint)
                   WHERE ${sampledTimes('event_time', s)}
                 ) AS conversation USING (agent_id, event_time, session_id)
                 WHERE ${sampledTimes('turn.event_time', s)}
@@ -111,6 +129,8 @@ export function latencyRegressionSql(s: RegressionSettings): string {
           )
         )
       )
-      WHERE recent_calls >= ${s.minRecentCalls} AND past_calls >= ${s.minPastCalls}
-        AND ${upperBounded('past_e2e', s)}`
+        WHERE recent_calls >= ${s.minRecentCalls} AND past_calls >= ${s.minPastCalls}
+          -- an upper bound within the sample (else none: no judgement)
+          AND ${upperRank('length(past_e2e)', top, s.z)} <= length(past_e2e)
+      )`
 }

@@ -44,9 +44,8 @@ describe('the latency regression rule (Grafana, ClickHouse)', () => {
 
     expect(of(0), 'the slower new version').toMatchObject({ firing: true })
     expect(of(0)!.labels.version_change).toMatch(
-      /^[0-9a-f]+ -> [0-9a-f]+ at .* UTC, p95 before [\d.]+ s over \d+ calls$/,
+      /^[0-9a-f]{16} -> [0-9a-f]{16} at \d{4}-\d\d-\d\d \d\d:\d\d UTC, p50 [\d.]+ s, p95 [\d.]+ s before over \d+ calls$/,
     )
-    expect(of(0)!.value).toBeLessThan(0.3 + 0.1) // a lower bound of the 300 ms added
 
     expect(of(1), 'the new version without effect').toMatchObject({ firing: false })
     expect(of(1)!.labels.version_change).not.toBe('')
