@@ -1,8 +1,8 @@
 import { database } from './panel-sql.ts'
 
-// The latency regression rule (#32): is an agent's p95 end-to-end latency now worse than its own
-// past by more than a minimum effect δ, beyond what chance explains? One row per agent whose samples
-// are large enough to judge. The past is:
+// The latency regression rule (#32): is an agent's median or p95 end-to-end latency now worse than
+// its own past by more than a minimum effect δ, beyond what chance explains? One row per agent whose
+// samples are large enough to judge. The past is:
 // - the previous version, when the agent's instructions (its System message, normalised: the
 //   `instructions` of agent_versions, migration 0019) changed in the last `versionHours`: the
 //   previous version's turns in the `versionHours` before the change against the new version's
@@ -11,15 +11,17 @@ import { database } from './panel-sql.ts'
 // - otherwise the same `recentMinutes` of the week in the previous `baselineWeeks` weeks (traffic
 //   and latency follow the hour of the week), with an empty `version_change`.
 //
-// The test: the new p95 exceeds the old one by more than δ exactly when more than 5 % of new turns
-// are slower than the old p95 + δ. The old p95 is taken at its upper confidence bound, an exact order
-// statistic (among n turns sorted, the one at rank ceil(nq + z·sqrt(nq(1−q))) + 1 is above the true
-// q-quantile with probability ≥ 97.5 % at z = 1.96); the share of recent turns slower than it + δ gets
-// a Wilson lower bound at the same z. The value is that lower bound: above 1 − q (5 %) it excludes a
-// rise of δ or less. A count test is far more sensitive than comparing two quantile intervals (a
-// 300 ms rise shows within 30 minutes at 100 calls an hour). Turns of one call are treated as
-// independent; the sample guard counts calls, and the bench measures the false-alarm rate this
-// gives (bench/results/regressions.md).
+// The test, per quantile q: the new q-quantile exceeds the old one by more than δ exactly when more
+// than 1 − q of the new turns are slower than the old quantile + δ. The old quantile is taken at its
+// upper confidence bound, an exact order statistic (among n turns sorted, the one at rank
+// ceil(nq + z·sqrt(nq(1−q))) + 1 is above the true quantile with probability ≥ 1 − α); the share of
+// recent turns slower than it + δ gets a Wilson lower bound at the same z. The value is the largest
+// excess of that bound over 1 − q: above 0 it excludes a rise of δ or less. With z = 2.24 (α = 1.25 %)
+// the four bounds hold together with ≥ 95 %. The median catches a change that slows every answer,
+// the p95 one that slows the slow ones; counting is far more sensitive than comparing two quantile
+// intervals (a 300 ms rise shows within 30 minutes at 100 calls an hour). Turns of one call are
+// treated as independent; the sample guard counts calls, and the bench measures the false-alarm rate
+// this gives (bench/results/regressions.md).
 export interface RegressionSettings {
   /** The quantiles judged (0.5 and 0.95): a rise of any of them fires. */
   quantiles: number[]
