@@ -11,6 +11,7 @@ import {
   qualityTestVsProduction,
   speechCalls,
 } from './quality-panel-sql.ts'
+import { versionChangeAnnotation } from './version-changes-sql.ts'
 
 // Conversation quality (#31): how the calls went, not how fast — who talked, silences, barge-ins and
 // cut-ins, from the turn-taking columns of conversations (docs/metrics.md). The breakdowns read one
@@ -29,6 +30,7 @@ export function conversationQualityDashboard() {
     .withVariable(variables.agent())
     .withVariable(variables.campaign())
     .withVariable(variables.telecom_provider())
+    .annotation(versionChangeAnnotation())
     .withRow(new RowBuilder('Overview'))
     .withPanel(
       stat('Calls with speech', 'Conversations with measurable speaking times.', [

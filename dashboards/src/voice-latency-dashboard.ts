@@ -25,6 +25,7 @@ import {
   percentilesOverTime,
   slowestTurns,
 } from './shared-panel-sql.ts'
+import { versionChangeAnnotation, versionChangesTable } from './version-changes-sql.ts'
 
 // Voice latency: how fast the agents answer. Latencies are stored in seconds (the platform's
 // unit) and shown in milliseconds. Percentiles per agent come from the latency rollups (whole hours
@@ -77,6 +78,7 @@ export function voiceLatencyDashboard() {
     .withVariable(variables.campaign())
     .withVariable(variables.telecom_provider())
     .withVariable(variables.include_flagged())
+    .annotation(versionChangeAnnotation())
 
   dashboard
     .withRow(new RowBuilder('Overview'))
@@ -169,6 +171,16 @@ export function voiceLatencyDashboard() {
     .withPanel(perTelecomProviderTable(filters.conversations))
     .withPanel(testVersusProductionTable(filters.conversations))
     .withPanel(testVersusProductionOverTime(filters.conversations))
+
+  dashboard
+    .withRow(new RowBuilder('Agent changes'))
+    .withPanel(
+      table(
+        'Changes',
+        "Each change of an agent's instructions in range (a version is the normalised System message, named by its commonest configuration fingerprint), with the figures of its calls before and after in range. `voice-analytics versions --agent` gives them over comparable windows with confidence intervals.",
+        [tableSql(versionChangesTable)],
+      ),
+    )
 
   dashboard
     .withRow(new RowBuilder('Cost'))

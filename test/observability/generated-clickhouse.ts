@@ -55,6 +55,14 @@ export async function fillWithGeneratedConversations(
     testRunRate: 0.25,
     campaignRate: 0.4,
     webCallRate: 0.15,
+    // every agent changes its instructions halfway, its answers 200 ms slower: the dashboards' agent
+    // changes and the regression rule have something to show, whatever is selected
+    versionChanges: Array.from({ length: 6 }, (_, agentIndex) => ({
+      agentIndex,
+      at: from.getTime() + (settings.hours / 2) * 3600_000,
+      instruction: 'Always offer a callback.',
+      addedSeconds: 0.2,
+    })),
   })
   const every = settings.flaggedEvery ?? 0
   let flagged = 0

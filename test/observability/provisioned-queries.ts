@@ -51,7 +51,28 @@ const panelsOf = (dashboard: Dashboard) =>
 const targetsOf = (panel: Panel) => (panel.targets ?? []) as unknown as Target[]
 const datasourceUid = (panel: Panel, target: Target) => target.datasource?.uid ?? panel.datasource?.uid
 
+/** The dashboard's ClickHouse annotation queries, as panels of their own (a time, a text, tags). */
+function annotationQueries(file: string, dashboard: Dashboard): ClickHousePanelQuery[] {
+  const list = (dashboard.annotations?.list ?? []) as {
+    name: string
+    datasource?: { uid?: string }
+    target?: Target
+  }[]
+  return list
+    .filter((annotation) => annotation.datasource?.uid === 'clickhouse' && annotation.target)
+    .map((annotation) => ({
+      where: `${file} / annotation ${annotation.name}`,
+      panelType: 'annotation',
+      rawSql: String(annotation.target!.rawSql),
+      format: Number(annotation.target!.format),
+    }))
+}
+
 export function clickhousePanelQueries({ file, dashboard }: ProvisionedDashboard): ClickHousePanelQuery[] {
+  return [...panelQueriesOf(file, dashboard), ...annotationQueries(file, dashboard)]
+}
+
+function panelQueriesOf(file: string, dashboard: Dashboard): ClickHousePanelQuery[] {
   return panelsOf(dashboard).flatMap((panel) =>
     targetsOf(panel)
       .filter((target) => datasourceUid(panel, target) === 'clickhouse')
