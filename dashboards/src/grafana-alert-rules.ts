@@ -233,7 +233,7 @@ const rules: ClickHouseRule[] = [
       '{{ if $labels.version_change }}since its instructions changed ({{ $labels.version_change }}){{ else }}' +
       `over the same hour of the week in the previous ${t.regressionBaselineWeeks} weeks{{ end }}: ` +
       'at least {{ humanizePercentage $values.B.Value }} more of its turns than before are that much slower. ' +
-      '`voice-analytics versions --agent` lists the change with its figures before and after; roll it back or compare it on the Voice latency dashboard.',
+      'List the change with its figures before and after (`voice-analytics versions --agent`), then roll it back or open the Voice latency dashboard (row Agent changes).',
     description:
       `For the median and p95: the Wilson lower bound (z = ${t.regressionZ}) of the share of recent turns slower than the past quantile's upper bound + ` +
       `${t.regressionMinEffectSeconds} s, less the share the quantile leaves above it; fires above 0. At least ${t.regressionMinRecentCalls} calls in the last ` +

@@ -155,7 +155,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
 
   it('each rule: unique uid, a condition on its own queries, a ClickHouse query, severity and an actionable summary', () => {
     const rules = alerting!.content.groups.flatMap((group) => group.rules)
-    expect(rules.length).toBe(9)
+    expect(rules.length).toBe(10)
     expect(new Set(rules.map((rule) => rule.uid)).size).toBe(rules.length)
     for (const rule of rules) {
       const refIds = rule.data.map((query) => query.refId)
@@ -186,6 +186,7 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
       grafanaAlertThresholds.testPassRateBelow,
       grafanaAlertThresholds.campaignFailureShareAbove,
       grafanaAlertThresholds.campaignCostPerCompletedCallAbove,
+      0, // the regression rule: an excess share above 0 (its regression* thresholds are in its query)
       grafanaAlertThresholds.deadAirShareAbove,
       grafanaAlertThresholds.bargeInsPerAgentTurnAbove,
       grafanaAlertThresholds.latencyAboveSeconds,
