@@ -67,7 +67,12 @@ export interface AgentVersion {
   changed: WhatChanged | null
 }
 
-const emptyContent: ConfigContent = { instructions: '', updateInstructions: [], tools: [], handoffTargets: [] }
+const emptyContent: ConfigContent = {
+  instructions: '',
+  updateInstructions: [],
+  tools: [],
+  handoffTargets: [],
+}
 
 /** Each agent's versions, oldest first, agents in order of id. */
 export function agentVersions(

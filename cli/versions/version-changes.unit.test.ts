@@ -12,7 +12,12 @@ const hour = 3_600_000
 const t0 = Date.parse('2026-11-01T00:00:00Z')
 const agent = 'agent-1'
 
-const seen = (fingerprint: string, firstHour: number, lastHour: number, conversations: number): FingerprintSeen => ({
+const seen = (
+  fingerprint: string,
+  firstHour: number,
+  lastHour: number,
+  conversations: number,
+): FingerprintSeen => ({
   agentId: agent,
   agentName: 'Claims',
   fingerprint,
@@ -30,7 +35,11 @@ const content = (instructions: string, tools: string[], updates: string[] = []):
 describe('agentVersions', () => {
   const v1 = content('Be brief. Verify the caller.', ['find_policy'])
   // The same configuration on a path that reached its update: one more tool and instructions.
-  const v1Updated = content('Be brief. Verify the caller.', ['find_policy', 'quote_renewal'], ['Caller verified.'])
+  const v1Updated = content(
+    'Be brief. Verify the caller.',
+    ['find_policy', 'quote_renewal'],
+    ['Caller verified.'],
+  )
   const v2 = content('Be brief. Verify the caller first.', ['find_policy', 'send_link'])
   const contents = new Map([
     [contentKey(agent, 'a'), v1],
@@ -40,7 +49,10 @@ describe('agentVersions', () => {
 
   it('folds a path that reaches an update into the version whose calls go on beside it', () => {
     // a+ first shows at hour 2 with parts never seen, but a's calls go on until hour 47: a path.
-    const versions = agentVersions([seen('a', 0, 47, 40), seen('a+', 2, 46, 10), seen('b', 48, 96, 30)], contents)
+    const versions = agentVersions(
+      [seen('a', 0, 47, 40), seen('a+', 2, 46, 10), seen('b', 48, 96, 30)],
+      contents,
+    )
     expect(versions.map((version) => [version.number, version.fingerprints, version.conversations])).toEqual([
       [1, ['a', 'a+'], 50],
       [2, ['b'], 30],
@@ -84,7 +96,10 @@ describe('agentVersions', () => {
 
   it('keeps agents apart and orders them by id', () => {
     const other = { ...seen('a', 5, 6, 1), agentId: 'agent-0', agentName: null }
-    const versions = agentVersions([seen('a', 0, 1, 1), other], new Map([...contents, [contentKey('agent-0', 'a'), v2]]))
+    const versions = agentVersions(
+      [seen('a', 0, 1, 1), other],
+      new Map([...contents, [contentKey('agent-0', 'a'), v2]]),
+    )
     expect(versions.map((version) => [version.agentId, version.number])).toEqual([
       ['agent-0', 1],
       [agent, 1],

@@ -1,8 +1,8 @@
 import { type CallFigures, callFigures, type FigureName, figureNames } from './call-figures.ts'
 import { type ChangeWindows, comparisonWindows } from './comparison-windows.ts'
 import { comparison, type Estimate } from './interval-estimates.ts'
-import { type ReadRows, readCallValues, readContents, readFingerprints } from './versions-queries.ts'
 import { type AgentVersion, agentVersions, type WhatChanged } from './version-changes.ts'
+import { type ReadRows, readCallValues, readContents, readFingerprints } from './versions-queries.ts'
 
 // `versions`: each agent's versions and, for every change, what changed and the figures before and
 // after it with their intervals (#32). Reads through `read` (read-only SQL), then only pure steps:
@@ -89,9 +89,10 @@ async function beforeAndAfter(
   const calls = await readCallValues(read, database, agentId, window.before[0], window.after[1])
   const before = callFigures(calls.filter((call) => call.timeMs < window.before[1]))
   const after = callFigures(calls.filter((call) => call.timeMs >= window.after[0]))
-  return Object.fromEntries(
-    figureNames.map((name) => [name, compared(before, after, name)]),
-  ) as Record<FigureName, FigureComparison>
+  return Object.fromEntries(figureNames.map((name) => [name, compared(before, after, name)])) as Record<
+    FigureName,
+    FigureComparison
+  >
 }
 
 const compared = (before: CallFigures, after: CallFigures, name: FigureName): FigureComparison => ({

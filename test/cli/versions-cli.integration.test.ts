@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mapDateTimes } from '../../core/event/date-time-fields.ts'
-import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
-import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { shiftDays } from '../../cli/send/fixture-dates.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { mapDateTimes } from '../../core/event/date-time-fields.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { loadFixture } from '../fixtures/index.ts'
 import { voiceAnalytics } from '../support/dev-process.ts'
 import { tempDataDir } from '../support/embedded-clickhouse.ts'
@@ -30,7 +30,8 @@ function call(day: number, n: number, changed: boolean): ConversationCompleteEve
     .content!.replace('+4915223344556', `+49152${String(1000000 + day * 10 + n)}`)
     .replace('first_name: Hugo', `first_name: ${['Anna', 'Ben', 'Chloe'][n]}`)
   // Every other day the third caller hangs up before the update and the handoff.
-  if (!changed && n === 2 && day % 2 === 0) history = history.filter((_, index) => ![7, 20, 21].includes(index))
+  if (!changed && n === 2 && day % 2 === 0)
+    history = history.filter((_, index) => ![7, 20, 21].includes(index))
   if (changed) {
     system.content = system.content!.replace(
       'Speak calmly and use short sentences.',
@@ -58,7 +59,10 @@ interface VersionsJson {
       first_seen: string
       changed: Record<string, { added: string[]; removed: string[] }>
       windows: { before: string[]; after: string[] }
-      figures: Record<string, { before: { n: number; value: number }; after: { n: number; value: number }; comparison: string }>
+      figures: Record<
+        string,
+        { before: { n: number; value: number }; after: { n: number; value: number }; comparison: string }
+      >
     }>
   }>
 }
@@ -127,14 +131,21 @@ describe('voice-analytics versions', () => {
     const text = await versions('--agent', agentId)
     expect(text).toContain(`Agent Harbor Insurance Renewal Assistant (${agentId})`)
     expect(text).toMatch(/Change to v2 \([0-9a-f]{16}\), first seen/)
-    expect(text).toMatch(/e2e latency p50, median call \(ms\)\s+\d+ \[\d+, \d+\]\s+21\s+\d+ \[\d+, \d+\]\s+21\s+higher/)
+    expect(text).toMatch(
+      /e2e latency p50, median call \(ms\)\s+\d+ \[\d+, \d+\]\s+21\s+\d+ \[\d+, \d+\]\s+21\s+higher/,
+    )
     expect(await versions('--agent', 'no-such-agent')).toMatch(/No conversations/)
     expect(await versions('--since', '2999-01-01')).not.toContain('Change to v2')
   })
 
   it('counts nothing twice when conversations are delivered again', async () => {
-    await produceEvents(producer, await testCodec(), topic, [...before.slice(0, 5), ...after.slice(0, 5)], 'prod', () =>
-      Date.now() + 60_000,
+    await produceEvents(
+      producer,
+      await testCodec(),
+      topic,
+      [...before.slice(0, 5), ...after.slice(0, 5)],
+      'prod',
+      () => Date.now() + 60_000,
     )
     await voiceAnalytics(env, 'replay', '--from', 'earliest')
     const versionsAgain = (await report()).agents[0]!.versions
