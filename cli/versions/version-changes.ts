@@ -11,7 +11,8 @@
 //    fingerprints is seen later than t + rolloutGraceMs; or
 //  - it lacks a part of the current version, and none of the current version's fingerprints that
 //    have that part is seen later than t + rolloutGraceMs.
-// Every other fingerprint belongs to the version current when it was first seen. What this cannot
+// Either only once the current version ran longer than the grace. Every other fingerprint belongs
+// to the version current when it was first seen. What this cannot
 // see: the removal of a step only some calls reach (the calls without it were there before), a
 // rollback to an earlier configuration (its fingerprint is an old one: that version is seen again),
 // and two configurations running side by side for longer than the grace (one version). A change in
@@ -123,9 +124,11 @@ function versionsOfAgent(
     const removed = current ? [...current.partLastSeen].filter(([part]) => !own.has(part)) : []
     const starts =
       !current ||
-      (added
-        ? stopped(current.lastSeenMs)
-        : removed.length > 0 && removed.every(([, lastSeenMs]) => stopped(lastSeenMs)))
+      // A version must have run longer than the grace to be replaced: calls of one moment are one.
+      (entry.firstSeenMs - current.firstSeenMs > rolloutGraceMs &&
+        (added
+          ? stopped(current.lastSeenMs)
+          : removed.length > 0 && removed.every(([, lastSeenMs]) => stopped(lastSeenMs))))
     for (const part of own) shown.add(part)
     const version: Building = starts
       ? {

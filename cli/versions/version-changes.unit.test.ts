@@ -79,6 +79,12 @@ describe('agentVersions', () => {
     expect(versions[1]!.firstSeenMs).toBe(t0 + 10 * hour)
   })
 
+  it('never replaces a version within the grace of its start: calls of one moment are one version', () => {
+    // The only call that skipped the update came first, in the same minute as the first full one.
+    const versions = agentVersions([seen('a', 0, 0, 1), seen('a+', 0.5, 30, 4)], contents)
+    expect(versions.map((version) => version.fingerprints)).toEqual([['a', 'a+']])
+  })
+
   it('starts a version where a part every call had stops, and not where a path leaves it out', () => {
     const withTool = content('Be brief.', ['find_policy', 'old_tool'])
     const without = content('Be brief.', ['find_policy'])

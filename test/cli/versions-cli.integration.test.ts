@@ -120,7 +120,12 @@ describe('voice-analytics versions', () => {
     // Seven days (the default window) either side: 21 calls each.
     expect(change.windows.before.map(Date.parse)).toEqual([changeDay - 7 * 86_400_000, changeDay])
     expect(change.windows.after.map(Date.parse)).toEqual([changeDay, changeDay + 7 * 86_400_000])
-    expect(change.figures.failed_room_rate).toMatchObject({ before: { n: 21 }, after: { n: 21 } })
+    // The fixture's room did not fail (its error_message only says the upload was retried).
+    expect(change.figures.failed_room_rate).toMatchObject({
+      before: { n: 21, value: 0 },
+      after: { n: 21, value: 0 },
+    })
+    expect(change.figures.test_pass_rate).toMatchObject({ before: { n: 21, value: 1 }, after: { value: 1 } })
     const e2e = change.figures.e2e_latency_p50_s!
     expect(e2e).toMatchObject({ before: { n: 21 }, after: { n: 21 }, comparison: 'higher' })
     expect(e2e.after.value).toBeCloseTo(2 * e2e.before.value, 6)
@@ -138,17 +143,24 @@ describe('voice-analytics versions', () => {
     expect(await versions('--since', '2999-01-01')).not.toContain('Change to v2')
   })
 
-  it('counts nothing twice when conversations are delivered again', async () => {
+  it('counts each conversation once, in its newest delivery, when conversations are delivered again', async () => {
+    // Five calls of the first version come again under another agent, five of the second as they were.
+    const moved = before
+      .slice(0, 5)
+      .map((event) => ({ ...event, data: { ...event.data, agent_id: 'agent-moved' } }))
     await produceEvents(
       producer,
       await testCodec(),
       topic,
-      [...before.slice(0, 5), ...after.slice(0, 5)],
+      [...moved, ...after.slice(0, 5)],
       'prod',
       () => Date.now() + 60_000,
     )
     await voiceAnalytics(env, 'replay', '--from', 'earliest')
-    const versionsAgain = (await report()).agents[0]!.versions
-    expect(versionsAgain.map((version) => version.conversations)).toEqual([60, 60])
+    const { agents } = await report()
+    const counts = Object.fromEntries(
+      agents.map((agent) => [agent.agent_id, agent.versions.map((version) => version.conversations)]),
+    )
+    expect(counts).toEqual({ [agentId]: [55, 60], 'agent-moved': [5] })
   })
 })
