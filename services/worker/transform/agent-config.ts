@@ -72,16 +72,16 @@ export function agentConfig(history: readonly HistoryItem[]): AgentConfig | null
   }
 }
 
-/** 16 hex digits (64 bits of SHA-256) of the configuration, line breaks and spacing left out. */
+/** 16 hex digits (64 bits of SHA-256) of the configuration, line breaks left out. */
 export function configFingerprint(config: AgentConfig): string {
-  const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
-  const canonical = JSON.stringify([
-    flat(config.instructions),
-    config.updateInstructions.map(flat),
-    config.tools,
-    config.handoffTargets,
-  ])
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 16)
+  // Normalised lines hold single spaces and no line break: a line break is the only spacing left.
+  const flat = (text: string) => text.replaceAll('\n', ' ')
+  const hash = createHash('sha256').update(flat(config.instructions))
+  for (const group of [config.updateInstructions.map(flat), config.tools, config.handoffTargets]) {
+    hash.update('\u0001')
+    for (const item of group) hash.update(item).update('\u0000')
+  }
+  return hash.digest('hex').slice(0, 16)
 }
 
 const callContextHeading = /^\s*(#{1,6})\s*(call|caller|session|conversation)\s+context\b/i
