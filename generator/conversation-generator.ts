@@ -2,6 +2,7 @@ import type {
   ConversationCompleteEvent,
   ConversationData,
 } from '../core/event/conversation-complete.types.ts'
+import { agentVersionAt, type VersionChange } from './agent-versions.ts'
 import { buildHistory } from './conversation-history.ts'
 import { fullName } from './conversation-scripts.ts'
 import { checkCount, checkRate, round } from './option-checks.ts'
@@ -42,6 +43,8 @@ export interface ConversationOptions {
   unknownFieldRate?: number
   /** When the conversation starts (epoch ms); default somewhere in the day after 2025-06-02T06:00Z. */
   startAt?: number
+  /** Agent changes with a chosen effect (agent-versions.ts); none by default. */
+  versionChanges?: readonly VersionChange[]
 }
 
 export interface GenerateOptions extends WorldOptions, ConversationOptions {
@@ -53,7 +56,7 @@ export interface GenerateOptions extends WorldOptions, ConversationOptions {
   spanHours?: number
 }
 
-type Settings = Required<Omit<ConversationOptions, 'startAt'>>
+type Settings = Required<Omit<ConversationOptions, 'startAt' | 'versionChanges'>>
 type Kind = 'campaign' | 'inbound' | 'web' | 'test'
 
 const defaultFrom = Date.parse('2025-06-02T06:00:00Z')
@@ -203,10 +206,16 @@ export function generateConversation(
   const campaign = drawn === 'campaign' && world.campaigns.length > 0 ? rng.pick(world.campaigns) : undefined
   const test = drawn === 'test' && world.tests.length > 0 ? rng.pick(world.tests) : undefined
   const kind: Kind = drawn === 'campaign' && !campaign ? 'inbound' : drawn === 'test' && !test ? 'web' : drawn
-  const agent = campaign?.agent ?? test?.agent ?? rng.pick(world.agents)
+  const chosenAgent = campaign?.agent ?? test?.agent ?? rng.pick(world.agents)
   const phone = kind === 'campaign' || kind === 'inbound'
   const sessionId = rng.uuid()
   const startAt = options.startAt ?? defaultFrom + rng.float(0, 24 * 3600_000)
+  const agent = agentVersionAt(
+    chosenAgent,
+    world.agents.indexOf(chosenAgent),
+    startAt,
+    options.versionChanges ?? [],
+  )
   const failure = rng.chance(settings.failedRoomRate)
     ? rng.pick(roomFailures.filter(([error]) => phone || !error.startsWith('sip:')))
     : undefined

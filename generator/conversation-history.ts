@@ -4,6 +4,7 @@ import {
   assistantFollowUps,
   assistantOpeners,
   conversationFlow,
+  toolFillers,
   userOpeners,
   voiceGuidelines,
 } from './conversation-scripts.ts'
@@ -66,7 +67,19 @@ interface Timeline {
   now: number
   lastAgentStoppedAt: number
   lastAgentInterrupted: boolean
+  /** the caller's last message, whose stop moves when the agent cut in on a pause */
+  lastUser: HistoryItem | undefined
 }
+
+// How real calls go wrong between turns (rates per turn). A caller looking something up leaves
+// seconds of silence; an end-of-turn detector firing on a pause starts the agent while the caller
+// goes on (a cut-in, the agent's e2e_latency counted from the pause); e2e_latency runs on the
+// agent's host, a few tens of ms off the speaking times.
+const callerLooksUpRate = 0.005
+const agentCutInRate = 0.03
+/** Most agents say a filler before a tool runs; the rest leave the caller waiting in silence. */
+const toolFillerRate = 0.92
+const e2eJitterSeconds = 0.04
 
 const wordsPerSecond = 2.6
 const speechSeconds = (rng: Random, text: string): number =>
@@ -100,13 +113,23 @@ function pushSystem(timeline: Timeline, promptContext: string): void {
   })
 }
 
-/** An agent turn; userStoppedAt is where its end-to-end latency counts from (none for the greeting). */
-function pushAgent(timeline: Timeline, text: string, userStoppedAt: number | undefined): void {
+/**
+ * An agent turn; userStoppedAt is where its end-to-end latency counts from (none for the greeting).
+ * Returns when the agent started speaking.
+ */
+function pushAgent(timeline: Timeline, text: string, userStoppedAt: number | undefined): number {
   const { rng, latency } = timeline
-  const ttft = latency.ttft()
+  // A version change's effect slows every answer by the same seconds (agent-versions.ts).
+  const ttft = latency.ttft() + (timeline.agent.addedLatencySeconds ?? 0)
   const ttfb = latency.ttfb()
-  const startedAt = timeline.now + (ttft + ttfb) * 1000
-  const interrupted = userStoppedAt !== undefined && rng.chance(timeline.settings.interruptionRate)
+  // Speech queues behind the agent's previous speech (a filler spoken while a tool ran).
+  const startedAt = Math.max(timeline.now + (ttft + ttfb) * 1000, timeline.lastAgentStoppedAt + 150)
+  const caller = timeline.lastUser?.metrics
+  // Drawn for every turn, so that a slower agent (agent-versions.ts) gets the same draws after it.
+  const cutInDrawn = rng.chance(agentCutInRate)
+  const cutIn =
+    cutInDrawn && userStoppedAt !== undefined && caller !== undefined && startedAt - userStoppedAt < 2_000
+  const interrupted = !cutIn && userStoppedAt !== undefined && rng.chance(timeline.settings.interruptionRate)
   let content = text
   let spoken = speechSeconds(rng, text)
   if (interrupted) {
@@ -122,7 +145,13 @@ function pushAgent(timeline: Timeline, text: string, userStoppedAt: number | und
     llm_node_ttft: ttft,
     tts_node_ttfb: ttfb,
   }
-  if (userStoppedAt !== undefined) metrics.e2e_latency = (startedAt - userStoppedAt) / 1000
+  if (userStoppedAt !== undefined)
+    metrics.e2e_latency = Math.max(
+      0.05,
+      (startedAt - userStoppedAt) / 1000 + rng.float(-e2eJitterSeconds, e2eJitterSeconds),
+    )
+  if (cutIn && caller)
+    caller.stopped_speaking_at = time(timeline, Math.min(startedAt + rng.float(200, 1_200), stoppedAt))
   timeline.items.push({
     role: 'Assistant',
     content,
@@ -135,6 +164,7 @@ function pushAgent(timeline: Timeline, text: string, userStoppedAt: number | und
   timeline.now = stoppedAt
   timeline.lastAgentStoppedAt = stoppedAt
   timeline.lastAgentInterrupted = interrupted
+  return startedAt
 }
 
 /** A user turn; returns when the user stopped speaking. */
@@ -142,12 +172,12 @@ function pushUser(timeline: Timeline, text: string): number {
   const { rng, latency } = timeline
   const startedAt = timeline.lastAgentInterrupted
     ? timeline.lastAgentStoppedAt - rng.float(150, 400) // the barge-in that stopped the agent
-    : timeline.now + rng.logNormal(0.6, 0.5) * 1000
+    : timeline.now + (rng.chance(callerLooksUpRate) ? rng.float(3.5, 12) : rng.logNormal(0.6, 0.5)) * 1000
   const stoppedAt = startedAt + speechSeconds(rng, text) * 1000
   const endOfTurn = latency.endOfTurn()
   const onUserTurnCompleted = latency.onUserTurnCompleted()
   const createdAt = stoppedAt + endOfTurn * 1000
-  timeline.items.push({
+  const item: HistoryItem = {
     role: 'User',
     content: text,
     kind: 'Message',
@@ -162,7 +192,9 @@ function pushUser(timeline: Timeline, text: string): number {
       end_of_turn_delay: endOfTurn,
       on_user_turn_completed_delay: onUserTurnCompleted,
     },
-  })
+  }
+  timeline.items.push(item)
+  timeline.lastUser = item
   timeline.now = createdAt + onUserTurnCompleted * 1000
   timeline.lastAgentInterrupted = false
   return stoppedAt
@@ -253,6 +285,7 @@ export function buildHistory(
     now: joinedAt,
     lastAgentStoppedAt: joinedAt,
     lastAgentInterrupted: false,
+    lastUser: undefined,
   }
   const domain = agent.domain
   const remaining = () => settings.length - timeline.items.length
@@ -274,11 +307,17 @@ export function buildHistory(
       pushAgent(timeline, domain.specialist.greeting, userStoppedAt)
     } else if (left >= 3 && rng.chance(settings.toolCallRate)) {
       const parallel = left >= 5 && rng.chance(0.15) ? 2 : 1
+      // A filler answers the caller's turn; the answer after the tool then answers no turn of its own.
+      const filler = left >= 2 * parallel + 2 && rng.chance(toolFillerRate)
+      if (filler) {
+        // The tool runs while the filler is spoken.
+        timeline.now = pushAgent(timeline, rng.pick(toolFillers), userStoppedAt)
+      }
       pushToolCalls(
         timeline,
         Array.from({ length: parallel }, () => rng.pick(domain.tools)),
       )
-      pushAgent(timeline, agentLine(rng, rng.pick(domain.afterToolLines)), userStoppedAt)
+      pushAgent(timeline, agentLine(rng, rng.pick(domain.afterToolLines)), filler ? undefined : userStoppedAt)
     } else if (configUpdatePending && left >= 2 && timeline.items.length >= 6) {
       configUpdatePending = false
       pushConfigUpdate(timeline, verifiedInstructions, [domain.tools[domain.tools.length - 1]!.name])

@@ -560,6 +560,14 @@ export const assistantOpeners = [
   'Thanks for your patience.',
 ]
 
+/** What agents say while a tool runs, as their guidelines ask, so that the caller hears no dead air. */
+export const toolFillers = [
+  'One moment, please.',
+  'Let me check that for you.',
+  'Just a second, I am looking that up.',
+  'Bear with me for a moment.',
+]
+
 /** How callers often start a turn. */
 export const userOpeners = ['Yeah, so', 'Um,', 'Okay.', 'Right,', 'Hello?', 'Yes,']
 

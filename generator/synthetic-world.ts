@@ -13,6 +13,8 @@ export interface SyntheticAgent {
   specialistId: string
   /** Slower or faster model and voice stack: scales this agent's latencies. */
   latencyScale: number
+  /** Seconds a version change added to every turn's LLM time to first token (agent-versions.ts). */
+  addedLatencySeconds?: number
 }
 export interface SyntheticCampaign {
   id: string

@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { toAvroRecord } from '../../core/event/event-record.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
+import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import { type RunningWorker, startWorker } from '../../services/worker/worker.ts'
 import { schemaRegistryUrl } from '../stack/servers.ts'
 import { postJson, startTestIngress, type TestIngress } from '../support/ingress-test-server.ts'
@@ -38,6 +40,7 @@ function conversations(): ConversationCompleteEvent[] {
     spanHours: 0.15,
     failedRoomRate: 0,
     historyItems: 8,
+    interruptionRate: 0.4, // barge-ins for the turn-taking counters
   })
   const agents = [
     { agent_id: randomUUID(), agent_name: billing },
@@ -208,6 +211,42 @@ describe('Prometheus scraping the ingress and the worker', () => {
       old.length,
     )
     expect(tests + campaignCalls).toBeGreaterThan(0)
+  })
+
+  it('counts the turn-taking of each conversation once, as its stored row has it', async () => {
+    // What the worker stores for each conversation (the default dead-air threshold, 3 s), summed.
+    const rows = events.map(
+      (event) =>
+        conversationRows(toAvroRecord(event, { source: null, receivedAt: 1 }), {
+          topic: '',
+          partition: 0,
+          offset: 0,
+          timestampMs: 0,
+        }).conversations[0]!,
+    )
+    const withSpeech = rows.filter((row) => row.agent_talk_ms !== null)
+    const sum = (pick: (row: (typeof rows)[number]) => number | null) =>
+      withSpeech.reduce((total, row) => total + (pick(row) ?? 0), 0)
+    expect(withSpeech.length).toBeGreaterThan(0)
+    expect(await scalar('sum(voice_conversations_with_speech_total)')).toBe(withSpeech.length)
+    expect(await scalar('sum(voice_dead_air_conversations_total)')).toBe(
+      withSpeech.filter((row) => (row.dead_air_count ?? 0) > 0).length,
+    )
+    expect(await scalar('sum(voice_speech_agent_turns_total)')).toBe(sum((row) => row.agent_turn_count))
+    expect(await scalar('sum(voice_caller_barge_ins_total)')).toBe(sum((row) => row.caller_barge_ins))
+    expect(await scalar('sum(voice_caller_barge_ins_total{yielded="true"})')).toBe(
+      sum((row) => row.barge_ins_yielded),
+    )
+    expect(await scalar('sum(voice_agent_cut_ins_total)')).toBe(sum((row) => row.agent_cut_ins))
+    expect(await scalar('sum(voice_talk_seconds_total{side="agent"})')).toBeCloseTo(
+      sum((row) => row.agent_talk_ms) / 1000,
+      6,
+    )
+    expect(await scalar('sum(voice_longest_silence_seconds_count)')).toBe(withSpeech.length)
+    expect(
+      sum((row) => row.caller_barge_ins),
+      'barge-ins among the generated',
+    ).toBeGreaterThan(0)
   })
 
   it('fires the failed-rooms alert for the agent over the threshold only', async () => {

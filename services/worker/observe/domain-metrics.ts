@@ -3,9 +3,10 @@ import { type MetricFlag, metricFlagNames } from '../transform/metric-quality.ts
 import type { ConversationItemRow, ConversationRow, TableRows } from '../transform/table-rows.ts'
 import { conversationTiming } from './live-conversation.ts'
 import { createLabelLimit, type LabelLimit } from './metric-label-limit.ts'
+import { createTurnTakingMetrics, recordTurnTaking } from './turn-taking-metrics.ts'
 
 // What the conversations say, as Prometheus metrics: conversations, failed rooms, test results,
-// campaign calls and per-agent turn latency. Each conversation is counted once, however often it
+// campaign calls, per-agent turn latency and turn-taking. Each conversation is counted once, however often it
 // is delivered: only the message that first stores it counts it (newConversations), and only once
 // its offset is committed (count-on-commit.ts: retries, rewinds, rebalances). Counters are per
 // process and start at 0 with it (as every Prometheus counter does); rate() and increase() handle that.
@@ -111,6 +112,7 @@ export function createDomainMetrics(registry: Registry, settings: DomainLabelSet
       buckets: latencyBuckets,
       registers: [registry],
     }),
+    turnTaking: createTurnTakingMetrics(registry),
     latency: {
       e2e_latency: latency('e2e_latency'),
       llm_node_ttft: latency('llm_node_ttft'),
@@ -192,6 +194,7 @@ export function recordConversations(
       telecom_provider: labels.telecomProvider(row.telecom_provider),
     })
     if (row.room_failed === true) metrics.failedRooms.inc({ source, agent })
+    recordTurnTaking(metrics.turnTaking, row, agent)
     if (row.test_run_id !== null || row.test_id !== null)
       metrics.testResults.inc({
         source,

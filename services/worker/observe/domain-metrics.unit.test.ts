@@ -54,7 +54,11 @@ async function values(registry: Registry, name: string) {
   return (await metric.get()).values
 }
 
-async function total(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function total(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string | number> = {},
+): Promise<number> {
   return (await values(registry, name))
     .filter((value) => Object.entries(labels).every(([key, expected]) => value.labels[key] === expected))
     .reduce((sum, value) => sum + value.value, 0)
@@ -374,5 +378,61 @@ describe('recordConversations of conversations that are not live', () => {
         labels: { source: 'prod', timing: 'no_time', room_failed: 'true' },
       }),
     ])
+  })
+})
+
+describe('recordConversations: turn-taking', () => {
+  const interruptions = loadFixture('interruptions')
+  const agent = interruptions.data.agent_name!
+  // With a dead-air threshold of 1 s, the interruptions fixture has 6 silences over it (worked out by
+  // hand in conversation-speech.unit.test.ts, with the other figures below).
+  const withDeadAir = (receivedAt: number) =>
+    conversationRows(
+      toAvroRecord(interruptions, { source: 'prod', receivedAt }),
+      { topic: 't', partition: 0, offset: receivedAt, timestampMs: receivedAt },
+      { deadAirMs: 1_000 },
+    )
+
+  it('counts the figures of a live conversation once per agent, however often it is delivered', async () => {
+    const { registry, metrics } = withMetrics()
+    const stored = record(metrics, mergeRows([{ rows: withDeadAir(1) }, { rows: withDeadAir(2) }]))
+    record(metrics, withDeadAir(3), new Set(stored.conversations.map(conversationKey)))
+    expect(await total(registry, 'voice_conversations_with_speech_total', { agent })).toBe(1)
+    expect(await total(registry, 'voice_dead_air_conversations_total', { agent })).toBe(1)
+    expect(await total(registry, 'voice_dead_air_silences_total', { agent })).toBe(6)
+    expect(await total(registry, 'voice_speech_agent_turns_total', { agent })).toBe(
+      withDeadAir(1).conversations[0]!.agent_turn_count,
+    )
+    expect(await total(registry, 'voice_caller_barge_ins_total', { agent, yielded: 'true' })).toBe(3)
+    expect(await total(registry, 'voice_caller_barge_ins_total', { agent, yielded: 'false' })).toBe(0)
+    expect(await total(registry, 'voice_agent_cut_ins_total', { agent })).toBe(0)
+    expect(await total(registry, 'voice_gap_e2e_disagreements_total', { agent })).toBe(0)
+    expect(await total(registry, 'voice_talk_seconds_total', { agent, side: 'agent' })).toBeCloseTo(64.528, 9)
+    expect(await total(registry, 'voice_talk_seconds_total', { agent, side: 'caller' })).toBeCloseTo(
+      23.289,
+      9,
+    )
+    // its longest silence, 2.343 s, falls in the 3 s bucket and not in the 2 s one
+    expect(await total(registry, 'voice_longest_silence_seconds', { agent, le: 2 })).toBe(0)
+    expect(await total(registry, 'voice_longest_silence_seconds', { agent, le: 3 })).toBe(1)
+  })
+
+  it('counts a conversation without speaking times in none of them', async () => {
+    const { registry, metrics } = withMetrics()
+    const silent = structuredClone(interruptions)
+    for (const item of silent.data.history ?? []) delete item.metrics
+    record(metrics, delivered(silent, 1))
+    expect(await total(registry, 'voice_conversations_total')).toBe(1)
+    expect(await total(registry, 'voice_conversations_with_speech_total')).toBe(0)
+    expect(await total(registry, 'voice_talk_seconds_total')).toBe(0)
+    expect(await total(registry, 'voice_longest_silence_seconds', { le: '+Inf' })).toBe(0)
+  })
+
+  it('counts a conversation that is not live in none of them', async () => {
+    const { registry, metrics } = withMetrics()
+    record(metrics, withDeadAir(1), new Set(), fixtureNow + 30 * 24 * 3600_000)
+    expect(await total(registry, 'voice_conversations_backfilled_total')).toBe(1)
+    expect(await total(registry, 'voice_conversations_with_speech_total')).toBe(0)
+    expect(await total(registry, 'voice_caller_barge_ins_total')).toBe(0)
   })
 })
