@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { generateConversations } from '../../generator/conversation-generator.ts'
+import { agentConfig, configFingerprint } from '../../services/worker/transform/agent-config.ts'
 import { comparisonWindows } from './comparison-windows.ts'
 import {
   agentVersions,
@@ -110,6 +112,65 @@ describe('agentVersions', () => {
       ['agent-0', 1],
       [agent, 1],
     ])
+  })
+})
+
+describe('agentVersions on generated calls', () => {
+  it('finds the one change a generated agent makes, and no change in the paths of any agent', () => {
+    const from = Date.parse('2026-03-02T00:00:00Z')
+    const at = from + 36 * hour
+    const events = generateConversations({
+      count: 1500,
+      seed: 32,
+      from,
+      spanHours: 72,
+      agents: 3,
+      historyItems: 16,
+      versionChanges: [{ agentIndex: 0, at, instruction: 'Always offer a callback.', addedSeconds: 0.3 }],
+    })
+    // As the worker fingerprints them and the versions query counts them.
+    const seenByKey = new Map<string, FingerprintSeen>()
+    const contents = new Map<string, ConfigContent>()
+    for (const event of events) {
+      const config = agentConfig(event.data.history ?? [])
+      if (!config) continue
+      const fingerprint = configFingerprint(config)
+      const agentId = event.data.agent_id!
+      const startMs = Date.parse(event.data.start_time!)
+      const key = contentKey(agentId, fingerprint)
+      const entry = seenByKey.get(key)
+      if (entry) {
+        entry.firstSeenMs = Math.min(entry.firstSeenMs, startMs)
+        entry.lastSeenMs = Math.max(entry.lastSeenMs, startMs)
+        entry.conversations++
+      } else
+        seenByKey.set(key, {
+          agentId,
+          agentName: null,
+          fingerprint,
+          firstSeenMs: startMs,
+          lastSeenMs: startMs,
+          conversations: 1,
+        })
+      contents.set(key, config)
+    }
+    const versions = agentVersions([...seenByKey.values()], contents)
+    const perAgent = new Map<string, typeof versions>()
+    for (const version of versions)
+      perAgent.set(version.agentId, [...(perAgent.get(version.agentId) ?? []), version])
+    expect(perAgent.size).toBe(3)
+    // More fingerprints than versions: updates and handoffs only some calls reach.
+    expect(seenByKey.size).toBeGreaterThan(6)
+    const changed = [...perAgent.values()].filter((own) => own.length > 1)
+    expect(changed).toHaveLength(1)
+    const [first, second] = changed[0]!
+    expect(changed[0]).toHaveLength(2)
+    expect(first!.lastSeenMs).toBeLessThan(at)
+    expect(second!.firstSeenMs).toBeGreaterThanOrEqual(at)
+    expect(second!.firstSeenMs).toBeLessThan(at + hour)
+    // Sentence by sentence: the one added, nothing else.
+    expect(second!.changed!.instructions).toEqual({ added: ['Always offer a callback.'], removed: [] })
+    expect(second!.changed!.tools).toEqual({ added: [], removed: [] })
   })
 })
 
