@@ -215,3 +215,17 @@ function setChange(before: readonly string[], after: readonly string[]): SetChan
     removed: [...had].filter((item) => !has.has(item)),
   }
 }
+
+/** An agent with this many fingerprints, most of them seen in one call, probably has per-call values in its prompt. */
+const suspiciousFingerprints = 10
+
+/**
+ * Said of an agent whose fingerprints look like per-call values the normalisation does not know
+ * (most seen in one call): they are no configurations, and figures would compare call with call.
+ */
+export function perCallValuesWarning(fingerprints: readonly FingerprintSeen[]): string | null {
+  const once = fingerprints.filter((entry) => entry.conversations === 1).length
+  return fingerprints.length >= suspiciousFingerprints && once * 2 > fingerprints.length
+    ? `${once} of ${fingerprints.length} fingerprints were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions"); no figures compared`
+    : null
+}

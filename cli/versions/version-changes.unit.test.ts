@@ -7,6 +7,7 @@ import {
   type ConfigContent,
   contentKey,
   type FingerprintSeen,
+  perCallValuesWarning,
   sentences,
 } from './version-changes.ts'
 
@@ -206,5 +207,14 @@ describe('sentences', () => {
       '- Excess is 300 euros!',
       'Towing 150 km.',
     ])
+  })
+})
+
+describe('perCallValuesWarning', () => {
+  it('warns of an agent whose fingerprints were mostly seen in one call, not of one with a few versions', () => {
+    const perCall = Array.from({ length: 12 }, (_, i) => seen(`f${i}`, i, i, i < 7 ? 1 : 3))
+    expect(perCallValuesWarning(perCall)).toMatch(/^7 of 12 fingerprints were seen in one conversation only/)
+    expect(perCallValuesWarning(perCall.slice(0, 9))).toBeNull()
+    expect(perCallValuesWarning(perCall.map((entry) => ({ ...entry, conversations: 2 })))).toBeNull()
   })
 })

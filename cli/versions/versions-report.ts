@@ -1,7 +1,12 @@
 import { type CallFigures, callFigures, type FigureName, figureNames } from './call-figures.ts'
 import { type ChangeWindows, comparisonWindows } from './comparison-windows.ts'
 import { comparison, type Estimate } from './interval-estimates.ts'
-import { type AgentVersion, agentVersions, type WhatChanged } from './version-changes.ts'
+import {
+  type AgentVersion,
+  agentVersions,
+  perCallValuesWarning,
+  type WhatChanged,
+} from './version-changes.ts'
 import { type ReadRows, readCallValues, readContents, readFingerprints } from './versions-queries.ts'
 
 // `versions`: each agent's versions and, for every change, what changed and the figures before and
@@ -41,9 +46,6 @@ export interface AgentReport {
   warning: string | null
 }
 
-/** An agent with this many versions, most of them seen in one call, probably has per-call values in its prompt. */
-const suspiciousVersions = 10
-
 export async function versionsReport(
   read: ReadRows,
   database: string,
@@ -55,12 +57,7 @@ export async function versionsReport(
   const reports: AgentReport[] = []
   for (const agentId of agents) {
     const own = versions.filter((version) => version.agentId === agentId)
-    const once = own.filter((version) => version.conversations === 1).length
-    // Versions of one call each are no versions: their figures would compare call with call.
-    const warning =
-      own.length >= suspiciousVersions && once * 2 > own.length
-        ? `${once} of ${own.length} versions were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions"); no figures compared`
-        : null
+    const warning = perCallValuesWarning(seen.filter((entry) => entry.agentId === agentId))
     const windows = comparisonWindows(own, options.maxWindowMs)
     const changes: VersionChangeReport[] = []
     for (const [index, version] of own.slice(1).entries()) {
