@@ -23,7 +23,10 @@ export function registerVersionsCommand(program: Command): void {
       "each agent's configuration versions, what changed, and the figures before and after each change with 95 % intervals",
     )
     .option('--agent <agent_id>', 'one agent (default: every agent)')
-    .option('--since <time>', 'only changes first seen since: ISO 8601 time or a duration back from now (7d, 36h)')
+    .option(
+      '--since <time>',
+      'only changes first seen since: ISO 8601 time or a duration back from now (7d, 36h)',
+    )
     .option('--window <duration>', 'the longest window compared on either side of a change', '7d')
     .option('--json', 'the report as JSON')
     .action(async (options: VersionsCommandOptions) => {

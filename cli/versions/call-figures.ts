@@ -18,7 +18,7 @@ export interface CallValues {
   e2eP95: number | null
   ttftP50: number | null
   ttfbP50: number | null
-  /** room_failed, or an error_message sent: as conversation_latency.failed. */
+  /** room_failed, as the failed-room rate of the dashboards and alerts. */
   failed: boolean
   testSuccess: boolean | null
   /** NULL without measurable speech (turn-taking, migration 0018). */

@@ -18,8 +18,24 @@ const call = (values: Partial<CallValues>): CallValues => ({
 describe('callFigures', () => {
   it('counts each figure over the calls that have its value', () => {
     const figures = callFigures([
-      call({ e2eP50: 0.8, e2eP95: 1.5, failed: true, testSuccess: true, deadAirCount: 0, callerBargeIns: 1, agentTurns: 10, cost: 0.2 }),
-      call({ e2eP50: 1.0, e2eP95: 2.5, testSuccess: false, deadAirCount: 2, callerBargeIns: 3, agentTurns: 10 }),
+      call({
+        e2eP50: 0.8,
+        e2eP95: 1.5,
+        failed: true,
+        testSuccess: true,
+        deadAirCount: 0,
+        callerBargeIns: 1,
+        agentTurns: 10,
+        cost: 0.2,
+      }),
+      call({
+        e2eP50: 1.0,
+        e2eP95: 2.5,
+        testSuccess: false,
+        deadAirCount: 2,
+        callerBargeIns: 3,
+        agentTurns: 10,
+      }),
       call({ e2eP50: 1.2, e2eP95: 1.9, testSuccess: true, cost: 0.4 }),
       call({}),
     ])

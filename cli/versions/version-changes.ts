@@ -11,7 +11,8 @@
 //    fingerprints is seen later than t + rolloutGraceMs; or
 //  - it lacks a part of the current version, and none of the current version's fingerprints that
 //    have that part is seen later than t + rolloutGraceMs.
-// Every other fingerprint belongs to the version current when it was first seen. What this cannot
+// Either only once the current version ran longer than the grace. Every other fingerprint belongs
+// to the version current when it was first seen. What this cannot
 // see: the removal of a step only some calls reach (the calls without it were there before), a
 // rollback to an earlier configuration (its fingerprint is an old one: that version is seen again),
 // and two configurations running side by side for longer than the grace (one version). A change in
@@ -67,7 +68,12 @@ export interface AgentVersion {
   changed: WhatChanged | null
 }
 
-const emptyContent: ConfigContent = { instructions: '', updateInstructions: [], tools: [], handoffTargets: [] }
+const emptyContent: ConfigContent = {
+  instructions: '',
+  updateInstructions: [],
+  tools: [],
+  handoffTargets: [],
+}
 
 /** Each agent's versions, oldest first, agents in order of id. */
 export function agentVersions(
@@ -118,9 +124,11 @@ function versionsOfAgent(
     const removed = current ? [...current.partLastSeen].filter(([part]) => !own.has(part)) : []
     const starts =
       !current ||
-      (added
-        ? stopped(current.lastSeenMs)
-        : removed.length > 0 && removed.every(([, lastSeenMs]) => stopped(lastSeenMs)))
+      // A version must have run longer than the grace to be replaced: calls of one moment are one.
+      (entry.firstSeenMs - current.firstSeenMs > rolloutGraceMs &&
+        (added
+          ? stopped(current.lastSeenMs)
+          : removed.length > 0 && removed.every(([, lastSeenMs]) => stopped(lastSeenMs))))
     for (const part of own) shown.add(part)
     const version: Building = starts
       ? {
@@ -206,4 +214,18 @@ function setChange(before: readonly string[], after: readonly string[]): SetChan
     added: [...has].filter((item) => !had.has(item)),
     removed: [...had].filter((item) => !has.has(item)),
   }
+}
+
+/** An agent with this many fingerprints, most of them seen in one call, probably has per-call values in its prompt. */
+const suspiciousFingerprints = 10
+
+/**
+ * Said of an agent whose fingerprints look like per-call values the normalisation does not know
+ * (most seen in one call): they are no configurations, and figures would compare call with call.
+ */
+export function perCallValuesWarning(fingerprints: readonly FingerprintSeen[]): string | null {
+  const once = fingerprints.filter((entry) => entry.conversations === 1).length
+  return fingerprints.length >= suspiciousFingerprints && once * 2 > fingerprints.length
+    ? `${once} of ${fingerprints.length} fingerprints were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions"); no figures compared`
+    : null
 }

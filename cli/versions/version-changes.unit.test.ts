@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { generateConversations } from '../../generator/conversation-generator.ts'
+import { agentConfig, configFingerprint } from '../../services/worker/transform/agent-config.ts'
 import { comparisonWindows } from './comparison-windows.ts'
 import {
   agentVersions,
   type ConfigContent,
   contentKey,
   type FingerprintSeen,
+  perCallValuesWarning,
   sentences,
 } from './version-changes.ts'
 
@@ -12,7 +15,12 @@ const hour = 3_600_000
 const t0 = Date.parse('2026-11-01T00:00:00Z')
 const agent = 'agent-1'
 
-const seen = (fingerprint: string, firstHour: number, lastHour: number, conversations: number): FingerprintSeen => ({
+const seen = (
+  fingerprint: string,
+  firstHour: number,
+  lastHour: number,
+  conversations: number,
+): FingerprintSeen => ({
   agentId: agent,
   agentName: 'Claims',
   fingerprint,
@@ -30,7 +38,11 @@ const content = (instructions: string, tools: string[], updates: string[] = []):
 describe('agentVersions', () => {
   const v1 = content('Be brief. Verify the caller.', ['find_policy'])
   // The same configuration on a path that reached its update: one more tool and instructions.
-  const v1Updated = content('Be brief. Verify the caller.', ['find_policy', 'quote_renewal'], ['Caller verified.'])
+  const v1Updated = content(
+    'Be brief. Verify the caller.',
+    ['find_policy', 'quote_renewal'],
+    ['Caller verified.'],
+  )
   const v2 = content('Be brief. Verify the caller first.', ['find_policy', 'send_link'])
   const contents = new Map([
     [contentKey(agent, 'a'), v1],
@@ -40,7 +52,10 @@ describe('agentVersions', () => {
 
   it('folds a path that reaches an update into the version whose calls go on beside it', () => {
     // a+ first shows at hour 2 with parts never seen, but a's calls go on until hour 47: a path.
-    const versions = agentVersions([seen('a', 0, 47, 40), seen('a+', 2, 46, 10), seen('b', 48, 96, 30)], contents)
+    const versions = agentVersions(
+      [seen('a', 0, 47, 40), seen('a+', 2, 46, 10), seen('b', 48, 96, 30)],
+      contents,
+    )
     expect(versions.map((version) => [version.number, version.fingerprints, version.conversations])).toEqual([
       [1, ['a', 'a+'], 50],
       [2, ['b'], 30],
@@ -67,6 +82,12 @@ describe('agentVersions', () => {
     expect(versions[1]!.firstSeenMs).toBe(t0 + 10 * hour)
   })
 
+  it('never replaces a version within the grace of its start: calls of one moment are one version', () => {
+    // The only call that skipped the update came first, in the same minute as the first full one.
+    const versions = agentVersions([seen('a', 0, 0, 1), seen('a+', 0.5, 30, 4)], contents)
+    expect(versions.map((version) => version.fingerprints)).toEqual([['a', 'a+']])
+  })
+
   it('starts a version where a part every call had stops, and not where a path leaves it out', () => {
     const withTool = content('Be brief.', ['find_policy', 'old_tool'])
     const without = content('Be brief.', ['find_policy'])
@@ -84,11 +105,73 @@ describe('agentVersions', () => {
 
   it('keeps agents apart and orders them by id', () => {
     const other = { ...seen('a', 5, 6, 1), agentId: 'agent-0', agentName: null }
-    const versions = agentVersions([seen('a', 0, 1, 1), other], new Map([...contents, [contentKey('agent-0', 'a'), v2]]))
+    const versions = agentVersions(
+      [seen('a', 0, 1, 1), other],
+      new Map([...contents, [contentKey('agent-0', 'a'), v2]]),
+    )
     expect(versions.map((version) => [version.agentId, version.number])).toEqual([
       ['agent-0', 1],
       [agent, 1],
     ])
+  })
+})
+
+describe('agentVersions on generated calls', () => {
+  it('finds the one change a generated agent makes, and no change in the paths of any agent', () => {
+    const from = Date.parse('2026-03-02T00:00:00Z')
+    const at = from + 36 * hour
+    const events = generateConversations({
+      count: 1500,
+      seed: 32,
+      from,
+      spanHours: 72,
+      agents: 3,
+      historyItems: 16,
+      versionChanges: [{ agentIndex: 0, at, instruction: 'Always offer a callback.', addedSeconds: 0.3 }],
+    })
+    // As the worker fingerprints them and the versions query counts them.
+    const seenByKey = new Map<string, FingerprintSeen>()
+    const contents = new Map<string, ConfigContent>()
+    for (const event of events) {
+      const config = agentConfig(event.data.history ?? [])
+      if (!config) continue
+      const fingerprint = configFingerprint(config)
+      const agentId = event.data.agent_id!
+      const startMs = Date.parse(event.data.start_time!)
+      const key = contentKey(agentId, fingerprint)
+      const entry = seenByKey.get(key)
+      if (entry) {
+        entry.firstSeenMs = Math.min(entry.firstSeenMs, startMs)
+        entry.lastSeenMs = Math.max(entry.lastSeenMs, startMs)
+        entry.conversations++
+      } else
+        seenByKey.set(key, {
+          agentId,
+          agentName: null,
+          fingerprint,
+          firstSeenMs: startMs,
+          lastSeenMs: startMs,
+          conversations: 1,
+        })
+      contents.set(key, config)
+    }
+    const versions = agentVersions([...seenByKey.values()], contents)
+    const perAgent = new Map<string, typeof versions>()
+    for (const version of versions)
+      perAgent.set(version.agentId, [...(perAgent.get(version.agentId) ?? []), version])
+    expect(perAgent.size).toBe(3)
+    // More fingerprints than versions: updates and handoffs only some calls reach.
+    expect(seenByKey.size).toBeGreaterThan(6)
+    const changed = [...perAgent.values()].filter((own) => own.length > 1)
+    expect(changed).toHaveLength(1)
+    const [first, second] = changed[0]!
+    expect(changed[0]).toHaveLength(2)
+    expect(first!.lastSeenMs).toBeLessThan(at)
+    expect(second!.firstSeenMs).toBeGreaterThanOrEqual(at)
+    expect(second!.firstSeenMs).toBeLessThan(at + hour)
+    // Sentence by sentence: the one added, nothing else.
+    expect(second!.changed!.instructions).toEqual({ added: ['Always offer a callback.'], removed: [] })
+    expect(second!.changed!.tools).toEqual({ added: [], removed: [] })
   })
 })
 
@@ -124,5 +207,14 @@ describe('sentences', () => {
       '- Excess is 300 euros!',
       'Towing 150 km.',
     ])
+  })
+})
+
+describe('perCallValuesWarning', () => {
+  it('warns of an agent whose fingerprints were mostly seen in one call, not of one with a few versions', () => {
+    const perCall = Array.from({ length: 12 }, (_, i) => seen(`f${i}`, i, i, i < 7 ? 1 : 3))
+    expect(perCallValuesWarning(perCall)).toMatch(/^7 of 12 fingerprints were seen in one conversation only/)
+    expect(perCallValuesWarning(perCall.slice(0, 9))).toBeNull()
+    expect(perCallValuesWarning(perCall.map((entry) => ({ ...entry, conversations: 2 })))).toBeNull()
   })
 })

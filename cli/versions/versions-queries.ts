@@ -92,7 +92,7 @@ export async function readCallValues(
   const rows = await read(
     `SELECT toUnixTimestamp64Milli(c.event_time) AS time_ms, c.e2e_latency_p50, c.e2e_latency_p95,
         c.llm_node_ttft_p50, c.tts_node_ttfb_p50,
-        (ifNull(c.room_failed, false) OR c.error_message IS NOT NULL) AS failed,
+        ifNull(c.room_failed, false) AS failed,
         c.test_success, c.dead_air_count, c.caller_barge_ins, c.agent_turn_count, k.cost
       FROM ${database}.conversations AS c
       LEFT JOIN (SELECT session_id, cost FROM ${database}.conversation_costs WHERE ${where('')}) AS k

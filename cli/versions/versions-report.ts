@@ -1,8 +1,13 @@
 import { type CallFigures, callFigures, type FigureName, figureNames } from './call-figures.ts'
 import { type ChangeWindows, comparisonWindows } from './comparison-windows.ts'
 import { comparison, type Estimate } from './interval-estimates.ts'
+import {
+  type AgentVersion,
+  agentVersions,
+  perCallValuesWarning,
+  type WhatChanged,
+} from './version-changes.ts'
 import { type ReadRows, readCallValues, readContents, readFingerprints } from './versions-queries.ts'
-import { type AgentVersion, agentVersions, type WhatChanged } from './version-changes.ts'
 
 // `versions`: each agent's versions and, for every change, what changed and the figures before and
 // after it with their intervals (#32). Reads through `read` (read-only SQL), then only pure steps:
@@ -41,9 +46,6 @@ export interface AgentReport {
   warning: string | null
 }
 
-/** An agent with this many versions, most of them seen in one call, probably has per-call values in its prompt. */
-const suspiciousVersions = 10
-
 export async function versionsReport(
   read: ReadRows,
   database: string,
@@ -55,12 +57,7 @@ export async function versionsReport(
   const reports: AgentReport[] = []
   for (const agentId of agents) {
     const own = versions.filter((version) => version.agentId === agentId)
-    const once = own.filter((version) => version.conversations === 1).length
-    // Versions of one call each are no versions: their figures would compare call with call.
-    const warning =
-      own.length >= suspiciousVersions && once * 2 > own.length
-        ? `${once} of ${own.length} versions were seen in one conversation only: the instructions probably carry per-call values the normalisation does not know (docs/metrics.md, "Agent versions"); no figures compared`
-        : null
+    const warning = perCallValuesWarning(seen.filter((entry) => entry.agentId === agentId))
     const windows = comparisonWindows(own, options.maxWindowMs)
     const changes: VersionChangeReport[] = []
     for (const [index, version] of own.slice(1).entries()) {
@@ -89,9 +86,10 @@ async function beforeAndAfter(
   const calls = await readCallValues(read, database, agentId, window.before[0], window.after[1])
   const before = callFigures(calls.filter((call) => call.timeMs < window.before[1]))
   const after = callFigures(calls.filter((call) => call.timeMs >= window.after[0]))
-  return Object.fromEntries(
-    figureNames.map((name) => [name, compared(before, after, name)]),
-  ) as Record<FigureName, FigureComparison>
+  return Object.fromEntries(figureNames.map((name) => [name, compared(before, after, name)])) as Record<
+    FigureName,
+    FigureComparison
+  >
 }
 
 const compared = (before: CallFigures, after: CallFigures, name: FigureName): FigureComparison => ({

@@ -44,7 +44,9 @@ function setLines(name: string, change: SetChange, quote: boolean): string[] {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd())
+  return rows.map((row) =>
+    `  ${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd(),
+  )
 }
 
 function changeLines(change: VersionChangeReport, warned: boolean): string[] {
@@ -56,7 +58,11 @@ function changeLines(change: VersionChangeReport, warned: boolean): string[] {
     ...setLines('handoff targets', change.changed.handoffTargets, false),
   ]
   if (!change.windows || !change.figures)
-    return [...lines, warned ? '  no figures (see the warning)' : '  no time before or after it to compare', '']
+    return [
+      ...lines,
+      warned ? '  no figures (see the warning)' : '  no time before or after it to compare',
+      '',
+    ]
   const { before, after } = change.windows
   lines.push(
     `  before ${minute(before[0])} - ${minute(before[1])}, after ${minute(after[0])} - ${minute(after[1])} UTC (95 % intervals)`,

@@ -17,8 +17,22 @@ function report(): AgentReport {
   })
   const versions = agentVersions(
     [
-      { agentId: 'a1', agentName: 'Claims', fingerprint: 'f1', firstSeenMs: t0, lastSeenMs: t0 + 9 * hour, conversations: 30 },
-      { agentId: 'a1', agentName: 'Claims', fingerprint: 'f2', firstSeenMs: t0 + 10 * hour, lastSeenMs: t0 + 20 * hour, conversations: 30 },
+      {
+        agentId: 'a1',
+        agentName: 'Claims',
+        fingerprint: 'f1',
+        firstSeenMs: t0,
+        lastSeenMs: t0 + 9 * hour,
+        conversations: 30,
+      },
+      {
+        agentId: 'a1',
+        agentName: 'Claims',
+        fingerprint: 'f2',
+        firstSeenMs: t0 + 10 * hour,
+        lastSeenMs: t0 + 20 * hour,
+        conversations: 30,
+      },
     ],
     new Map([
       [contentKey('a1', 'f1'), content('Be brief.', ['find_policy'])],
@@ -67,13 +81,19 @@ describe('versionsText', () => {
   it('prints the versions, what changed and a row per figure that has calls', () => {
     const text = versionsText([report()])
     expect(text).toContain('Agent Claims (a1)')
-    expect(text).toMatch(/v1 +2026-11-01 00:00 - 2026-11-01 09:00 +30 calls +1 fingerprint\(s\) +tools: find_policy/)
+    expect(text).toMatch(
+      /v1 +2026-11-01 00:00 - 2026-11-01 09:00 +30 calls +1 fingerprint\(s\) +tools: find_policy/,
+    )
     expect(text).toContain('Change to v2 (f2), first seen 2026-11-01 10:00 UTC')
     expect(text).toContain('    + "Be very brief."')
     expect(text).toContain('    - "Be brief."')
     expect(text).toContain('  tools: +1 -0\n    + send_link')
-    expect(text).toMatch(/e2e latency p50, median call \(ms\) +91\d \[\d+, \d+\] +30 +181\d \[\d+, \d+\] +30 +higher/)
-    expect(text).toMatch(/failed rooms \(%\) +3\.3 \[0\.\d, \d+\.\d\] +30 +3\.3 \[0\.\d, \d+\.\d\] +30 +no clear change/)
+    expect(text).toMatch(
+      /e2e latency p50, median call \(ms\) +91\d \[\d+, \d+\] +30 +181\d \[\d+, \d+\] +30 +higher/,
+    )
+    expect(text).toMatch(
+      /failed rooms \(%\) +3\.3 \[0\.\d, \d+\.\d\] +30 +3\.3 \[0\.\d, \d+\.\d\] +30 +no clear change/,
+    )
     // No test calls, no cost: those figures are left out.
     expect(text).not.toContain('tests passed')
     expect(text).not.toContain('cost per call')
@@ -92,7 +112,10 @@ describe('versionsJson', () => {
       first_seen: '2026-11-01T10:00:00.000Z',
       tools: ['find_policy', 'send_link'],
     })
-    expect(json.agents[0].changes[0].windows.before).toEqual(['2026-11-01T00:00:00.000Z', '2026-11-01T10:00:00.000Z'])
+    expect(json.agents[0].changes[0].windows.before).toEqual([
+      '2026-11-01T00:00:00.000Z',
+      '2026-11-01T10:00:00.000Z',
+    ])
     expect(json.agents[0].changes[0].figures.e2e_latency_p50_s).toMatchObject({
       before: { n: 30 },
       after: { n: 30 },

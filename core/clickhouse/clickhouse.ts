@@ -122,7 +122,8 @@ export const sqlString = (value: string) => `'${value.replaceAll('\\', '\\\\').r
 const settingsClause = (settings: Record<string, string | number>) =>
   Object.entries(settings)
     .map(
-      ([name, value]) => `${checkedIdentifier(name)} = ${typeof value === 'number' ? value : sqlString(value)}`,
+      ([name, value]) =>
+        `${checkedIdentifier(name)} = ${typeof value === 'number' ? value : sqlString(value)}`,
     )
     .join(', ')
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mapDateTimes } from '../../core/event/date-time-fields.ts'
-import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
-import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { shiftDays } from '../../cli/send/fixture-dates.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { mapDateTimes } from '../../core/event/date-time-fields.ts'
+import type { BatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { loadFixture } from '../fixtures/index.ts'
 import { voiceAnalytics } from '../support/dev-process.ts'
 import { tempDataDir } from '../support/embedded-clickhouse.ts'
@@ -30,7 +30,8 @@ function call(day: number, n: number, changed: boolean): ConversationCompleteEve
     .content!.replace('+4915223344556', `+49152${String(1000000 + day * 10 + n)}`)
     .replace('first_name: Hugo', `first_name: ${['Anna', 'Ben', 'Chloe'][n]}`)
   // Every other day the third caller hangs up before the update and the handoff.
-  if (!changed && n === 2 && day % 2 === 0) history = history.filter((_, index) => ![7, 20, 21].includes(index))
+  if (!changed && n === 2 && day % 2 === 0)
+    history = history.filter((_, index) => ![7, 20, 21].includes(index))
   if (changed) {
     system.content = system.content!.replace(
       'Speak calmly and use short sentences.',
@@ -58,7 +59,10 @@ interface VersionsJson {
       first_seen: string
       changed: Record<string, { added: string[]; removed: string[] }>
       windows: { before: string[]; after: string[] }
-      figures: Record<string, { before: { n: number; value: number }; after: { n: number; value: number }; comparison: string }>
+      figures: Record<
+        string,
+        { before: { n: number; value: number }; after: { n: number; value: number }; comparison: string }
+      >
     }>
   }>
 }
@@ -116,7 +120,12 @@ describe('voice-analytics versions', () => {
     // Seven days (the default window) either side: 21 calls each.
     expect(change.windows.before.map(Date.parse)).toEqual([changeDay - 7 * 86_400_000, changeDay])
     expect(change.windows.after.map(Date.parse)).toEqual([changeDay, changeDay + 7 * 86_400_000])
-    expect(change.figures.failed_room_rate).toMatchObject({ before: { n: 21 }, after: { n: 21 } })
+    // The fixture's room did not fail (its error_message only says the upload was retried).
+    expect(change.figures.failed_room_rate).toMatchObject({
+      before: { n: 21, value: 0 },
+      after: { n: 21, value: 0 },
+    })
+    expect(change.figures.test_pass_rate).toMatchObject({ before: { n: 21, value: 1 }, after: { value: 1 } })
     const e2e = change.figures.e2e_latency_p50_s!
     expect(e2e).toMatchObject({ before: { n: 21 }, after: { n: 21 }, comparison: 'higher' })
     expect(e2e.after.value).toBeCloseTo(2 * e2e.before.value, 6)
@@ -127,17 +136,31 @@ describe('voice-analytics versions', () => {
     const text = await versions('--agent', agentId)
     expect(text).toContain(`Agent Harbor Insurance Renewal Assistant (${agentId})`)
     expect(text).toMatch(/Change to v2 \([0-9a-f]{16}\), first seen/)
-    expect(text).toMatch(/e2e latency p50, median call \(ms\)\s+\d+ \[\d+, \d+\]\s+21\s+\d+ \[\d+, \d+\]\s+21\s+higher/)
+    expect(text).toMatch(
+      /e2e latency p50, median call \(ms\)\s+\d+ \[\d+, \d+\]\s+21\s+\d+ \[\d+, \d+\]\s+21\s+higher/,
+    )
     expect(await versions('--agent', 'no-such-agent')).toMatch(/No conversations/)
     expect(await versions('--since', '2999-01-01')).not.toContain('Change to v2')
   })
 
-  it('counts nothing twice when conversations are delivered again', async () => {
-    await produceEvents(producer, await testCodec(), topic, [...before.slice(0, 5), ...after.slice(0, 5)], 'prod', () =>
-      Date.now() + 60_000,
+  it('counts each conversation once, in its newest delivery, when conversations are delivered again', async () => {
+    // Five calls of the first version come again under another agent, five of the second as they were.
+    const moved = before
+      .slice(0, 5)
+      .map((event) => ({ ...event, data: { ...event.data, agent_id: 'agent-moved' } }))
+    await produceEvents(
+      producer,
+      await testCodec(),
+      topic,
+      [...moved, ...after.slice(0, 5)],
+      'prod',
+      () => Date.now() + 60_000,
     )
     await voiceAnalytics(env, 'replay', '--from', 'earliest')
-    const versionsAgain = (await report()).agents[0]!.versions
-    expect(versionsAgain.map((version) => version.conversations)).toEqual([60, 60])
+    const { agents } = await report()
+    const counts = Object.fromEntries(
+      agents.map((agent) => [agent.agent_id, agent.versions.map((version) => version.conversations)]),
+    )
+    expect(counts).toEqual({ [agentId]: [55, 60], 'agent-moved': [5] })
   })
 })

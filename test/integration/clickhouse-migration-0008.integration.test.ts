@@ -11,8 +11,8 @@ import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import type { Sent } from '../support/produce-events.ts'
 import { expectStoredRowsEqual } from '../support/stored-rows.ts'
 import {
-  fitTodaysRows,
   databaseBeforeMigration,
+  fitTodaysRows,
   migrateThrough,
   runMigrationAgain,
 } from './migration-test-support.ts'

@@ -9,8 +9,8 @@ import { insertTableRows } from '../../services/worker/write/clickhouse-insert.t
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  fitTodaysRows,
   databaseBeforeMigration,
+  fitTodaysRows,
   migrateThrough,
   runMigrationAgain,
 } from './migration-test-support.ts'

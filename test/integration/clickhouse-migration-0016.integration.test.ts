@@ -8,8 +8,8 @@ import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertTableRows } from '../../services/worker/write/clickhouse-insert.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
 import {
-  fitTodaysRows,
   databaseBeforeMigration,
+  fitTodaysRows,
   migrateThrough,
   runMigrationAgain,
 } from './migration-test-support.ts'

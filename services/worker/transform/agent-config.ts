@@ -72,16 +72,16 @@ export function agentConfig(history: readonly HistoryItem[]): AgentConfig | null
   }
 }
 
-/** 16 hex digits (64 bits of SHA-256) of the configuration, line breaks and spacing left out. */
+/** 16 hex digits (64 bits of SHA-256) of the configuration, line breaks left out. */
 export function configFingerprint(config: AgentConfig): string {
-  const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
-  const canonical = JSON.stringify([
-    flat(config.instructions),
-    config.updateInstructions.map(flat),
-    config.tools,
-    config.handoffTargets,
-  ])
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 16)
+  // Normalised lines hold single spaces and no line break: a line break is the only spacing left.
+  const flat = (text: string) => text.replaceAll('\n', ' ')
+  const hash = createHash('sha256').update(flat(config.instructions))
+  for (const group of [config.updateInstructions.map(flat), config.tools, config.handoffTargets]) {
+    hash.update('\u0001')
+    for (const item of group) hash.update(item).update('\u0000')
+  }
+  return hash.digest('hex').slice(0, 16)
 }
 
 const callContextHeading = /^\s*(#{1,6})\s*(call|caller|session|conversation)\s+context\b/i
@@ -93,15 +93,12 @@ const month =
 const masks: ReadonlyArray<[RegExp, string]> = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}'],
   [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '{email}'],
-  [
-    /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g,
-    '{date}',
-  ],
+  [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '{date}'],
   [new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\.?\\s+${month}\\.?(?:\\s+\\d{4})?\\b`, 'gi'), '{date}'],
   [new RegExp(`\\b${month}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'gi'), '{date}'],
   [/\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b/g, '{date}'],
   [/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?\b/gi, '{time}'],
-  [/(?:\+|\b)\d(?:[\s().\/-]*\d){6,}\b/g, '{phone}'],
+  [/(?:\+|\b)\d(?:[\s()./-]*\d){6,}\b/g, '{phone}'],
   [/\b(?=[\w-]*[a-z])[\w-]*\d{4,}[\w-]*\b/gi, '{id}'],
 ]
 

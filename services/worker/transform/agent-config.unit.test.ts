@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { ConversationCompleteEvent, HistoryItem } from '../../../core/event/conversation-complete.types.ts'
+import type {
+  ConversationCompleteEvent,
+  HistoryItem,
+} from '../../../core/event/conversation-complete.types.ts'
 import { generateConversations } from '../../../generator/conversation-generator.ts'
 import { loadFixture } from '../../../test/fixtures/index.ts'
 import { agentConfig, configFingerprint, normalisedInstructions } from './agent-config.ts'
@@ -117,7 +120,9 @@ describe('agentConfig and configFingerprint', () => {
     expect(byAgent.size).toBeGreaterThan(1)
     for (const [agent, fingerprints] of byAgent) expect(fingerprints.size, agent).toBe(1)
     // Not one fingerprint for everything: the agents' domains have prompts of their own.
-    expect(new Set([...byAgent.values()].flatMap((fingerprints) => [...fingerprints])).size).toBeGreaterThan(1)
+    expect(new Set([...byAgent.values()].flatMap((fingerprints) => [...fingerprints])).size).toBeGreaterThan(
+      1,
+    )
   })
 })
 
@@ -133,7 +138,9 @@ describe('normalisedInstructions', () => {
       '## Rules',
       'Never book on Sundays.',
     ].join('\n')
-    expect(normalisedInstructions(text)).toBe('You are a booking assistant.\n## Rules\nNever book on Sundays.')
+    expect(normalisedInstructions(text)).toBe(
+      'You are a booking assistant.\n## Rules\nNever book on Sundays.',
+    )
   })
 
   it('keeps the name of a variable and drops its value', () => {

@@ -276,7 +276,10 @@ describe('conversationRows', () => {
         handoff_targets: ['25879895-69ab-4bf5-bd59-70c66698c5ab'],
       },
     ])
-    const silent = rowsOf({ ...loadFixture('failed-room'), data: { ...loadFixture('failed-room').data, history: [] } })
+    const silent = rowsOf({
+      ...loadFixture('failed-room'),
+      data: { ...loadFixture('failed-room').data, history: [] },
+    })
     expect(silent.conversations[0]!.config_fingerprint).toBeNull()
     expect(silent.agent_versions).toEqual([])
   })
