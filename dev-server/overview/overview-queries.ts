@@ -13,6 +13,7 @@ import {
   percentilesOverTime,
   slowestTurns,
 } from '../../dashboards/src/shared-panel-sql.ts'
+import { versionChangesTable } from '../../dashboards/src/version-changes-sql.ts'
 
 // The fixed, named queries of the overview page: the Grafana panels' own SQL (shared-panel-sql.ts,
 // cost-panel-sql.ts),
@@ -68,6 +69,12 @@ export const overviewQueries = {
     kind: 'table',
     unit: 'talk ratio, share of calls with dead air, barge-ins and cut-ins per agent turn; ms',
     rawSql: qualityPerAgent,
+  },
+  'agent-changes': {
+    title: 'Agent changes and their effect',
+    kind: 'table',
+    unit: 'each change of instructions, figures of the calls before and after it in the last day; voice-analytics versions gives intervals',
+    rawSql: versionChangesTable,
   },
   'slowest-turns': {
     title: 'Slowest turns, with what was said',
