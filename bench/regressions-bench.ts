@@ -140,6 +140,9 @@ report.push(
     `Changes without effect: ${noEffectAlerts} alerts over ${(rounds * perRound) / 2} changes in the 6 hours after them (limit 0: ${noEffectAlerts === 0 ? 'meets' : 'MISSES'}).`,
 )
 
+console.log(report.join('\n'))
+report.length = 0
+
 // False alarms
 const days = Number(args.days)
 const agents = Number(args.agents)
