@@ -83,8 +83,8 @@ export interface TableInfo {
 
 /** Tables without session_id that the build recomputes from the copies (scaled-database.ts). */
 export const recomputedAfterCopy = new Set(['agent_latency_hour'])
-/** Reference and bookkeeping tables (not per conversation): copied once, as they are. */
-export const copiedAsTheyAre = new Set(['prices', 'erasures', 'forgotten_sessions'])
+/** Reference and bookkeeping tables (not per conversation): copied once, as they are (agent_versions: the copies keep their fingerprints). */
+export const copiedAsTheyAre = new Set(['prices', 'erasures', 'forgotten_sessions', 'agent_versions'])
 
 /**
  * The tables to copy: MergeTree tables holding conversations (a session_id column), minus those a

@@ -99,6 +99,8 @@ describe('copy statements of the queries benchmark', () => {
       { name: 'prices', engine: 'ReplacingMergeTree' },
       { name: 'erasures', engine: 'ReplacingMergeTree' },
       { name: 'forgotten_sessions', engine: 'ReplacingMergeTree' },
+      // what each configuration fingerprint stands for: the copies keep their fingerprints
+      { name: 'agent_versions', engine: 'ReplacingMergeTree' },
     ]
     expect(tablesToCopy(tables, (table) => table === 'conversations')).toEqual(['conversations'])
   })
