@@ -46,7 +46,8 @@ export interface BuildOptions {
   log: (line: string) => void
 }
 
-const seedDatabase = 'qbench_seed'
+// _2: seeds whose agents change their instructions halfway (#32), so the agent-change panels have rows
+const seedDatabase = 'qbench_seed_2'
 // The seed's conversations start within this hour; every copy then moves them into the 30 days.
 const seedFrom = Date.parse('2025-06-02T06:00:00Z')
 const seedSpanHours = 1
@@ -97,6 +98,12 @@ async function ensureSeed(client: ClickHouseClient, session: Session, options: B
     testRunRate: 0.25,
     campaignRate: 0.4,
     webCallRate: 0.15,
+    versionChanges: Array.from({ length: 6 }, (_, agentIndex) => ({
+      agentIndex,
+      at: seedFrom + (seedSpanHours / 2) * 3600_000,
+      instruction: 'Always offer a callback.',
+      addedSeconds: 0.2,
+    })),
   })
   let batch: { rows: ReturnType<typeof conversationRows> }[] = []
   let offset = 0
