@@ -54,6 +54,8 @@ export interface GenerateOptions extends WorldOptions, ConversationOptions {
   from?: string | number
   /** The starts are spread evenly over this many hours (default 24). */
   spanHours?: number
+  /** The agents, campaigns and tests to use (default: drawn from the seed), to continue a data set over several stretches of time. */
+  world?: SyntheticWorld
 }
 
 type Settings = Required<Omit<ConversationOptions, 'startAt' | 'versionChanges'>>
@@ -311,7 +313,7 @@ export function* conversationStream(options: GenerateOptions): Generator<Convers
   const spanMs = (options.spanHours ?? 24) * 3600_000
   if (!(spanMs > 0)) throw new RangeError(`spanHours must be positive, got ${options.spanHours}`)
   const rng = createRandom(options.seed)
-  const world = createWorld(rng, options)
+  const world = options.world ?? createWorld(rng, options)
   const slot = spanMs / Math.max(1, count)
   for (let index = 0; index < count; index++) {
     yield generateConversation(rng, { ...options, world, startAt: from + index * slot + rng.float(0, slot) })

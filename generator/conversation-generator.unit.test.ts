@@ -8,7 +8,12 @@ import {
   unknownKeyLevels,
 } from '../test/fixtures/schema-coverage.ts'
 import type { ConversationCompleteEvent } from './conversation-generator.ts'
-import { conversationStream, generateConversation, generateConversations } from './conversation-generator.ts'
+import {
+  conversationStream,
+  createWorld,
+  generateConversation,
+  generateConversations,
+} from './conversation-generator.ts'
 import { createRandom } from './random.ts'
 
 const sample = generateConversations({ count: 200, seed: 2025 })
@@ -224,5 +229,15 @@ describe('generateConversations', () => {
     expect(() =>
       generateConversations({ count: 1, seed: 1, testRunRate: 0.5, campaignRate: 0.4, webCallRate: 0.2 }),
     ).toThrow('must not exceed 1')
+  })
+})
+
+describe('generateConversations over several stretches of time', () => {
+  it('keeps the agents of the world it is given, whatever the seed of each stretch', () => {
+    const world = createWorld(createRandom(9), { agents: 3, campaigns: 0, tests: 0 })
+    const ids = new Set(world.agents.map((agent) => agent.id))
+    for (const seed of [1, 2])
+      for (const event of generateConversations({ count: 30, seed, world, testRunRate: 0, campaignRate: 0 }))
+        expect(ids.has(event.data.agent_id!), event.data.agent_id!).toBe(true)
   })
 })

@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '../../core/clickhouse/clickhouse.ts'
 import { toAvroRecord } from '../../core/event/event-record.ts'
 import type { VersionChange } from '../../generator/agent-versions.ts'
-import { conversationStream } from '../../generator/conversation-generator.ts'
+import { conversationStream, createWorld } from '../../generator/conversation-generator.ts'
+import { createRandom } from '../../generator/random.ts'
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
@@ -25,15 +26,15 @@ const batch = 500
 /** Stores the traffic; returns the number of conversations stored. */
 export async function storeAgentTraffic(client: ClickHouseClient, traffic: AgentTraffic): Promise<number> {
   let stored = 0
+  // one world for every stretch: the same agents (ids, latencies) now and in the weeks before
+  const world = createWorld(createRandom(traffic.seed), { agents: traffic.agents, campaigns: 0, tests: 0 })
   for (const [index, stretch] of traffic.stretches.entries()) {
     const events = conversationStream({
       count: Math.round(traffic.agents * traffic.callsPerAgentHour * stretch.hours),
       seed: traffic.seed + index,
       from: stretch.from,
       spanHours: stretch.hours,
-      agents: traffic.agents,
-      campaigns: 0,
-      tests: 0,
+      world,
       failedRoomRate: 0,
       testRunRate: 0,
       campaignRate: 0,
