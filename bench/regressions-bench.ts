@@ -6,7 +6,7 @@ import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
 import { runMigrations } from '../core/clickhouse/clickhouse-migrations.ts'
 import { grafanaAlertThresholds as t } from '../dashboards/src/grafana-alert-rules.ts'
 import type { VersionChange } from '../generator/agent-versions.ts'
-import { domainScripts } from '../generator/conversation-scripts.ts'
+import { agentNameAt } from '../generator/synthetic-world.ts'
 import { evaluateRule, provisionedClickHouseRule } from '../test/observability/clickhouse-rule-evaluation.ts'
 import { storeAgentTraffic } from '../test/support/agent-traffic.ts'
 import { database } from '../test/support/embedded-clickhouse.ts'
@@ -42,12 +42,6 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ')
 const log = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`)
-const agentName = (index: number) => {
-  const domain = domainScripts[index % domainScripts.length]!
-  const generation = Math.floor(index / domainScripts.length)
-  const base = domain.agentNames[generation % domain.agentNames.length]!
-  return generation < domain.agentNames.length ? base : `${base} ${generation + 1}`
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'va-regressions-bench-'))
 const client = createClickHouse({
@@ -124,7 +118,7 @@ for (let round = 0; round < rounds; round++) {
   const firstHour = await evaluate(every(changedAt, changedAt + hour, minute))
   const sixHours = await evaluate(every(changedAt, end, 5 * minute))
   for (let index = 0; index < perRound; index++) {
-    const name = agentName(index)
+    const name = agentNameAt(index)
     if (slower(index)) detected.push(timeToDetect(firstHour.get(name) ?? [], changedAt))
     else
       noEffectAlerts += alertEpisodes([...(firstHour.get(name) ?? []), ...(sixHours.get(name) ?? [])]).length

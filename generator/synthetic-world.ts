@@ -46,14 +46,20 @@ export interface WorldOptions {
   testRuns?: number
 }
 
+/** The name of the world's agent at this index: one per domain in turn, numbered once they repeat. */
+export function agentNameAt(index: number): string {
+  const domain = domainScripts[index % domainScripts.length]!
+  const generation = Math.floor(index / domainScripts.length)
+  const baseName = domain.agentNames[generation % domain.agentNames.length]!
+  return generation < domain.agentNames.length ? baseName : `${baseName} ${generation + 1}`
+}
+
 export function createWorld(rng: Random, options: WorldOptions = {}): SyntheticWorld {
   const agents = Array.from({ length: checkCount('agents', options.agents ?? 6, 1) }, (_, index) => {
     const domain = domainScripts[index % domainScripts.length]!
-    const generation = Math.floor(index / domainScripts.length)
-    const baseName = domain.agentNames[generation % domain.agentNames.length]!
     return {
       id: rng.uuid(),
-      name: generation < domain.agentNames.length ? baseName : `${baseName} ${generation + 1}`,
+      name: agentNameAt(index),
       domain,
       specialistId: rng.uuid(),
       latencyScale: round(rng.float(0.8, 1.4), 2),

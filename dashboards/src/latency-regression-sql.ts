@@ -1,4 +1,5 @@
 import { database } from './panel-sql.ts'
+import { instructionVersions } from './version-changes-sql.ts'
 
 // The latency regression rule (#32): is an agent's median or p95 end-to-end latency now worse than
 // its own past by more than a minimum effect δ, beyond what chance explains? One row per agent whose
@@ -117,8 +118,7 @@ export function latencyRegressionSql(s: RegressionSettings): string {
                     ifNull(config_fingerprint, '') AS fingerprint, version.prompt AS prompt
                   FROM ${database}.conversations FINAL
                   LEFT JOIN (
-                    SELECT agent_id, config_fingerprint, toString(cityHash64(instructions)) AS prompt
-                    FROM ${database}.agent_versions FINAL
+                    ${instructionVersions}
                   ) AS version USING (agent_id, config_fingerprint)
                   WHERE ${sampledTimes('event_time', s)}
                 ) AS conversation USING (agent_id, event_time, session_id)

@@ -10,6 +10,14 @@ import { database } from './panel-sql.ts'
 // over its calls in the range (the median of the calls' e2e p50, the p95 of their e2e p95, failed
 // rooms, calls with dead air); `voice-analytics versions` gives them with confidence intervals.
 
+/**
+ * The instruction version (\`prompt\`) of each agent's configuration fingerprint: the hash of its
+ * normalised System instructions, the version of the Changes table, the annotations and the
+ * regression rule.
+ */
+export const instructionVersions = `SELECT agent_id, config_fingerprint, toString(cityHash64(instructions)) AS prompt
+      FROM ${database}.agent_versions FINAL`
+
 /** One row per version of each agent in the range: when it started, its calls and its figures. */
 const versionRows = (figures: string[]) => `
     SELECT ifNull(any(conversation.agent_name), conversation.agent_id) AS agent, conversation.agent_id AS agent_id,
@@ -17,7 +25,7 @@ const versionRows = (figures: string[]) => `
       topK(1)(conversation.config_fingerprint)[1] AS fingerprint${figures.map((figure) => `,\n      ${figure}`).join('')}
     FROM ${database}.conversations AS conversation FINAL
     INNER JOIN (
-      SELECT agent_id, config_fingerprint, cityHash64(instructions) AS prompt FROM ${database}.agent_versions FINAL
+      ${instructionVersions}
     ) AS version USING (agent_id, config_fingerprint)
     WHERE $__timeFilter(event_time)
       AND ${filters.conversations}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { grafanaAlertThresholds as t } from '../../dashboards/src/grafana-alert-rules.ts'
-import { domainScripts } from '../../generator/conversation-scripts.ts'
+import { agentNameAt as agentName } from '../../generator/synthetic-world.ts'
 import { storeAgentTraffic } from '../support/agent-traffic.ts'
 import { migratedEmbeddedDatabase } from '../support/embedded-clickhouse.ts'
 import { evaluateRule, provisionedClickHouseRule } from './clickhouse-rule-evaluation.ts'
@@ -14,7 +14,6 @@ import { evaluateRule, provisionedClickHouseRule } from './clickhouse-rule-evalu
 const hour = 3600_000
 const now = Math.floor(Date.now() / 60_000) * 60_000
 const changedAt = now - 30 * 60_000
-const agentName = (index: number) => domainScripts[index % domainScripts.length]!.agentNames[0]!
 const stretches = [
   { from: now - 7 * hour, hours: 7 },
   ...Array.from({ length: t.regressionBaselineWeeks }, (_, week) => ({
