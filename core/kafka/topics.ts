@@ -4,9 +4,12 @@ export const topics = {
   quarantine: 'voice.conversation-complete.quarantine.v1',
   otherEvents: 'voice.other-events.v1',
   deadLetter: 'voice.conversation-complete.dlq.v1',
+  /** OTLP spans, one message per trace and resource of a request, keyed by trace id (core/otlp/otlp-spans.ts). */
+  otlpSpans: 'voice.otlp-spans.v1',
 } as const
 
 export const conversationCompleteSubject = `${topics.conversationComplete}-value`
+export const otlpSpansSubject = `${topics.otlpSpans}-value`
 
 /** INGRESS_BODY_LIMIT_BYTES's default: the largest webhook body the ingress takes. */
 export const defaultBodyLimitBytes = 16 * 1024 * 1024
