@@ -2,7 +2,7 @@ import type * as alerting from '@grafana/grafana-foundation-sdk/alerting'
 import { QueryBuilder, RuleBuilder } from '@grafana/grafana-foundation-sdk/alerting'
 import { TypeReduceBuilder, TypeThresholdBuilder } from '@grafana/grafana-foundation-sdk/expr'
 import { clickhouseDatasource, database, tableSql } from './grafana-queries.ts'
-import { latencyRegressionSql } from './latency-regression-sql.ts'
+import { latencyRegressionSql, type RegressionSettings } from './latency-regression-sql.ts'
 import { qualityFigures } from './quality-panel-sql.ts'
 
 // Grafana alert rules on ClickHouse, for what only ClickHouse knows (test pass rates, campaign
@@ -85,6 +85,12 @@ interface ClickHouseRule {
   summary: string
   description: string
   severity: 'critical' | 'warning'
+  /**
+   * More numbers for the notification, each a query over the same window with the same labels (or
+   * fewer) as the rule's rows: the summary reads them as $values.<refId>.Value. A query, not a
+   * label: a label whose value changes every evaluation would make every evaluation a new alert.
+   */
+  figures?: { refId: string; rawSql: string }[]
 }
 
 const percentile = `p${Math.round(t.latencyQuantile * 100)}`
@@ -125,6 +131,19 @@ const latencyRule = (
     'Dashboard: /d/voice-latency',
   severity: 'warning',
 })
+
+const regressionSettings: RegressionSettings = {
+  quantiles: t.regressionQuantiles,
+  z: t.regressionZ,
+  recentMinutes: t.regressionRecentMinutes,
+  baselineWeeks: t.regressionBaselineWeeks,
+  versionHours: t.regressionVersionHours,
+  minEffectSeconds: t.regressionMinEffectSeconds,
+  minRecentCalls: t.regressionMinRecentCalls,
+  minPastCalls: t.regressionMinPastCalls,
+}
+/** The queries of the regression rule's "after" figures, one per judged quantile. */
+const regressionFigureRefIds = ['D', 'E']
 
 /** An agent's calls with measurable speech in the window (the quality rules' rows). */
 const agentSpeechCalls = (condition = '1 = 1') => `${database}.conversations FINAL
@@ -217,22 +236,20 @@ const rules: ClickHouseRule[] = [
     uid: 'voice-agent-regression-clickhouse',
     title: 'Agent latency worse than its own past (ClickHouse)',
     windowSeconds: t.regressionBaselineWeeks * 7 * 86400 + t.regressionRecentMinutes * 60,
-    rawSql: latencyRegressionSql({
-      quantiles: t.regressionQuantiles,
-      z: t.regressionZ,
-      recentMinutes: t.regressionRecentMinutes,
-      baselineWeeks: t.regressionBaselineWeeks,
-      versionHours: t.regressionVersionHours,
-      minEffectSeconds: t.regressionMinEffectSeconds,
-      minRecentCalls: t.regressionMinRecentCalls,
-      minPastCalls: t.regressionMinPastCalls,
-    }),
+    rawSql: latencyRegressionSql(regressionSettings),
     threshold: { type: 'gt', value: 0 },
+    figures: t.regressionQuantiles.map((quantile, index) => ({
+      refId: regressionFigureRefIds[index]!,
+      rawSql: latencyRegressionSql(regressionSettings, { kind: 'after', quantile }),
+    })),
     summary:
       `Agent {{ $labels.agent }}: its median or p95 end-to-end latency rose by more than ${t.regressionMinEffectSeconds * 1000} ms ` +
       '{{ if $labels.version_change }}since its instructions changed ({{ $labels.version_change }}){{ else }}' +
       `over the same hour of the week in the previous ${t.regressionBaselineWeeks} weeks{{ end }}: ` +
       'at least {{ humanizePercentage $values.B.Value }} more of its turns than before are that much slower. ' +
+      `After: ${t.regressionQuantiles.map((q, index) => `p${Math.round(q * 100)} {{ humanizeDuration $values.${regressionFigureRefIds[index]}.Value }}`).join(', ')} ` +
+      '{{ if $labels.version_change }}since the change{{ else }}' +
+      `in the last ${t.regressionRecentMinutes} minutes{{ end }}. ` +
       'List the change with its figures before and after (`voice-analytics versions --agent`), then roll it back or open the Voice latency dashboard (row Agent changes).',
     description:
       `For the median and p95: the Wilson lower bound (z = ${t.regressionZ}) of the share of recent turns slower than the past quantile's upper bound + ` +
@@ -329,30 +346,38 @@ const rules: ClickHouseRule[] = [
 ]
 
 function buildRule(rule: ClickHouseRule): alerting.Rule {
+  const builder = new RuleBuilder(rule.title)
+    .uid(rule.uid)
+    .folderUID(alertFolder)
+    .ruleGroup(alertGroup)
+    .withQuery(
+      new QueryBuilder('A')
+        .datasourceUid(clickhouseDatasource.uid!)
+        .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
+        .model(tableSql(rule.rawSql, 'A')),
+    )
+    .withQuery(
+      new QueryBuilder('B')
+        .datasourceUid('__expr__')
+        .model(new TypeReduceBuilder().refId('B').expression('A').reducer('last')),
+    )
+    .withQuery(
+      new QueryBuilder('C').datasourceUid('__expr__').model(
+        new TypeThresholdBuilder()
+          .refId('C')
+          .expression('B')
+          .conditions([{ evaluator: { type: rule.threshold.type, params: [rule.threshold.value] } }]),
+      ),
+    )
+  for (const figure of rule.figures ?? [])
+    builder.withQuery(
+      new QueryBuilder(figure.refId)
+        .datasourceUid(clickhouseDatasource.uid!)
+        .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
+        .model(tableSql(figure.rawSql, figure.refId)),
+    )
   return (
-    new RuleBuilder(rule.title)
-      .uid(rule.uid)
-      .folderUID(alertFolder)
-      .ruleGroup(alertGroup)
-      .withQuery(
-        new QueryBuilder('A')
-          .datasourceUid(clickhouseDatasource.uid!)
-          .relativeTimeRange({ from: rule.windowSeconds, to: 0 })
-          .model(tableSql(rule.rawSql, 'A')),
-      )
-      .withQuery(
-        new QueryBuilder('B')
-          .datasourceUid('__expr__')
-          .model(new TypeReduceBuilder().refId('B').expression('A').reducer('last')),
-      )
-      .withQuery(
-        new QueryBuilder('C').datasourceUid('__expr__').model(
-          new TypeThresholdBuilder()
-            .refId('C')
-            .expression('B')
-            .conditions([{ evaluator: { type: rule.threshold.type, params: [rule.threshold.value] } }]),
-        ),
-      )
+    builder
       .condition('C')
       .forDuration('0s')
       .noDataState('OK')

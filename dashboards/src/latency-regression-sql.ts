@@ -47,7 +47,8 @@ function sampledTimes(column: string, s: RegressionSettings): string {
     const weekEnd = `${end} - INTERVAL ${7 * (index + 1)} DAY`
     return `(${column} >= ${weekEnd} - ${minutes(s.recentMinutes)} AND ${column} < ${weekEnd})`
   })
-  return `((${column} >= ${end} - INTERVAL ${2 * s.versionHours} HOUR AND ${column} < ${end}) OR ${weeks.join(' OR ')})`
+  const near = `(${column} >= ${end} - INTERVAL ${2 * s.versionHours} HOUR AND ${column} < ${end})`
+  return `(${[near, ...weeks].join(' OR ')})`
 }
 
 /** The rank of the upper confidence bound of the q-quantile among n sorted values. */
@@ -59,7 +60,22 @@ const percentile = (q: number) => `p${Math.round(q * 100)}`
 const wilsonLower = (p: string, n: string, z: number) =>
   `(${p} + ${z * z} / (2 * ${n}) - ${z} * sqrt(${p} * (1 - ${p}) / ${n} + ${z * z} / (4 * ${n} * ${n}))) / (1 + ${z * z} / ${n})`
 
-export function latencyRegressionSql(s: RegressionSettings): string {
+/**
+ * What a query of the rule returns per agent (each query one number: Grafana alerts on one numeric
+ * column): the condition (the largest excess share), or a figure of the notification — the
+ * q-quantile of the turns judged now ("after": the new version's since the change, else the last
+ * recentMinutes). A figure query needs no past and judges no sample guard of the past, so it reads
+ * less and returns a row for every agent the condition does (Grafana matches the two by labels).
+ */
+export type RegressionOutput = { kind: 'excess' } | { kind: 'after'; quantile: number }
+
+export function latencyRegressionSql(
+  s: RegressionSettings,
+  output: RegressionOutput = { kind: 'excess' },
+): string {
+  const judged = output.kind === 'excess'
+  // the figures of "now" need no weekly past: only the last 2 × versionHours are read
+  const sampled = judged ? s : { ...s, baselineWeeks: 0 }
   const recentStart = `${unix(end)} - ${s.recentMinutes * 60}`
   const versionStart = `${unix(end)} - ${s.versionHours * 3600}`
   const at = (sorted: string, q: number) => `${sorted}[toUInt64(greatest(1, ceil(length(${sorted}) * ${q})))]`
@@ -71,7 +87,7 @@ export function latencyRegressionSql(s: RegressionSettings): string {
       `${wilsonLower(`arrayCount(e2e -> e2e > past_e2e[toUInt64(${upperRank('length(past_e2e)', q, s.z)})] + ${s.minEffectSeconds}, recent_e2e) / length(recent_e2e)`, 'length(recent_e2e)', s.z)} - ${1 - q}`,
   )
   return `
-      SELECT agent, version_change, toFloat64(greatest(${excess.join(', ')})) AS excess_slower_share
+      SELECT agent, version_change, ${judged ? `toFloat64(greatest(${excess.join(', ')})) AS excess_slower_share` : `toFloat64(${at('recent_e2e', output.quantile)}) AS e2e_${percentile(output.quantile)}_after`}
       FROM (
         SELECT agent, version_change, recent_e2e, past_e2e
         FROM (
@@ -120,9 +136,9 @@ export function latencyRegressionSql(s: RegressionSettings): string {
                   LEFT JOIN (
                     ${instructionVersions}
                   ) AS version USING (agent_id, config_fingerprint)
-                  WHERE ${sampledTimes('event_time', s)}
+                  WHERE ${sampledTimes('event_time', sampled)}
                 ) AS conversation USING (agent_id, event_time, session_id)
-                WHERE ${sampledTimes('turn.event_time', s)}
+                WHERE ${sampledTimes('turn.event_time', sampled)}
                   AND turn.e2e_latency IS NOT NULL
                   AND empty(turn.metric_flags)
               )
@@ -131,8 +147,12 @@ export function latencyRegressionSql(s: RegressionSettings): string {
           )
         )
       )
-        WHERE recent_calls >= ${s.minRecentCalls} AND past_calls >= ${s.minPastCalls}
+        WHERE recent_calls >= ${s.minRecentCalls}${
+          judged
+            ? ` AND past_calls >= ${s.minPastCalls}
           -- an upper bound within the sample (else none: no judgement)
-          AND ${upperRank('length(past_e2e)', top, s.z)} <= length(past_e2e)
+          AND ${upperRank('length(past_e2e)', top, s.z)} <= length(past_e2e)`
+            : ''
+        }
       )`
 }

@@ -160,7 +160,13 @@ describe('Grafana alert rules (provisioning/alerting)', () => {
     for (const rule of rules) {
       const refIds = rule.data.map((query) => query.refId)
       expect(refIds, rule.title).toContain(rule.condition)
-      expect(rule.data.filter((query) => query.datasourceUid === 'clickhouse').length, rule.title).toBe(1)
+      // query A decides; any other ClickHouse query is a figure the summary reads ($values.<refId>)
+      const clickhouse = rule.data.filter((query) => query.datasourceUid === 'clickhouse')
+      expect(clickhouse[0]?.refId, rule.title).toBe('A')
+      for (const figure of clickhouse.slice(1))
+        expect(rule.annotations.summary, `${rule.title}: figure ${figure.refId}`).toContain(
+          `$values.${figure.refId}.Value`,
+        )
       for (const query of rule.data.filter((q) => q.datasourceUid === '__expr__'))
         expect(refIds, `${rule.title}: ${query.refId} reads an earlier query`).toContain(
           (query.model as { expression: string }).expression,

@@ -3,7 +3,7 @@ import { grafanaAlertThresholds as t } from '../../dashboards/src/grafana-alert-
 import { agentNameAt as agentName } from '../../generator/synthetic-world.ts'
 import { storeAgentTraffic } from '../support/agent-traffic.ts'
 import { migratedEmbeddedDatabase } from '../support/embedded-clickhouse.ts'
-import { evaluateRule, provisionedClickHouseRule } from './clickhouse-rule-evaluation.ts'
+import { alertSummary, evaluateRule, provisionedClickHouseRule } from './clickhouse-rule-evaluation.ts'
 
 // The latency regression rule as provisioned (its query and threshold from the YAML), judged on
 // generated calls of four agents at 100 calls an hour each, stored the way the worker stores them:
@@ -46,6 +46,14 @@ describe('the latency regression rule (Grafana, ClickHouse)', () => {
       /^[0-9a-f]{16} -> [0-9a-f]{16} at \d{4}-\d\d-\d\d \d\d:\d\d UTC, p50 [\d.]+ s, p95 [\d.]+ s before over \d+ calls$/,
     )
 
+    // the notification's figures after the change (queries D and E), beside those before in the label
+    const before = of(0)!.labels.version_change!.match(/p50 ([\d.]+) s, p95 ([\d.]+) s/)!.slice(1).map(Number)
+    expect(of(0)!.values.D! - before[0]!, 'p50 after minus before').toBeGreaterThan(0.15)
+    expect(of(0)!.values.E! - before[1]!, 'p95 after minus before').toBeGreaterThan(0.15)
+    expect(of(0)!.values.E!).toBeLessThan(before[1]! + 0.6)
+    for (const instance of instances)
+      expect(Object.keys(instance.values).sort(), `figures of ${instance.labels.agent}`).toEqual(['D', 'E'])
+
     expect(of(1), 'the new version without effect').toMatchObject({ firing: false })
     expect(of(1)!.labels.version_change).not.toBe('')
 
@@ -57,6 +65,13 @@ describe('the latency regression rule (Grafana, ClickHouse)', () => {
       firing: false,
       labels: { version_change: '' },
     })
+  })
+
+  it('has a figure query for every $values its notification reads', () => {
+    const rule = provisionedClickHouseRule('voice-agent-regression-clickhouse')
+    const summary = alertSummary('voice-agent-regression-clickhouse')
+    const read = [...summary.matchAll(/\$values\.(\w+)\.Value/g)].map((match) => match[1])
+    expect(new Set(read)).toEqual(new Set(['B', ...rule.figures.map((figure) => figure.refId)]))
   })
 
   it('judges nothing with fewer calls than its guard: 20 minutes after a change', async () => {
