@@ -47,7 +47,10 @@ describe('the latency regression rule (Grafana, ClickHouse)', () => {
     )
 
     // the notification's figures after the change (queries D and E), beside those before in the label
-    const before = of(0)!.labels.version_change!.match(/p50 ([\d.]+) s, p95 ([\d.]+) s/)!.slice(1).map(Number)
+    const before = of(0)!
+      .labels.version_change!.match(/p50 ([\d.]+) s, p95 ([\d.]+) s/)!
+      .slice(1)
+      .map(Number)
     expect(of(0)!.values.D! - before[0]!, 'p50 after minus before').toBeGreaterThan(0.15)
     expect(of(0)!.values.E! - before[1]!, 'p95 after minus before').toBeGreaterThan(0.15)
     expect(of(0)!.values.E!).toBeLessThan(before[1]! + 0.6)
