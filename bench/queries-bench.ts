@@ -7,7 +7,12 @@ import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
 import { expandPanelSql } from '../dashboards/src/grafana-macros.ts'
 import { database as shippedDatabase } from '../dashboards/src/panel-sql.ts'
 import { overviewQueries, overviewSql } from '../dev-server/overview/overview-queries.ts'
+import { callFigures } from '../cli/versions/call-figures.ts'
+import { parseJsonEachRow, readCallValues } from '../cli/versions/versions-queries.ts'
+import { versionsReport } from '../cli/versions/versions-report.ts'
+import { runReadOnlyQuery } from '../core/clickhouse/clickhouse-read-only.ts'
 import {
+  alertRuleQueries,
   clickhousePanelQueries,
   clickhouseVariableQueries,
   customVariables,
@@ -146,6 +151,58 @@ async function timeDashboards(built: ScaledDatabase): Promise<QueryTimes[]> {
       log(`${built.database}: ${dashboard.file} over ${window.name}`)
     }
   }
+  // the Grafana rules on ClickHouse as evaluated at the data's end (every minute, each query over
+  // its relative range), and `voice-analytics versions` over every agent (its default 7-day windows)
+  const end = new Date(built.end)
+  for (const rule of alertRuleQueries()) {
+    const range = {
+      from: new Date(end.getTime() - rule.from * 1000),
+      to: end,
+      intervalSeconds: 60,
+      variables: {},
+    }
+    record(`alert rule / ${rule.where}`, '24 h', await timed(local(expandPanelSql(rule.rawSql, range, {}))))
+  }
+  // as the command reads the data directory: read-only, every table as with FINAL
+  const read = async (sql: string) =>
+    parseJsonEachRow(await runReadOnlyQuery(client, { sql, format: 'JSONEachRow', final: true }))
+  const versionRuns: number[] = []
+  let changes = 0
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    const reports = await versionsReport(read, built.database, { maxWindowMs: 7 * 86_400_000 })
+    versionRuns.push(performance.now() - started)
+    changes = reports.reduce((sum, agent) => sum + agent.changes.length, 0)
+  }
+  const versionsTiming = { ms: median(versionRuns), rowsRead: 0, bytesRead: 0 }
+  log(`${built.database}: versions CLI ${Math.round(versionsTiming.ms)} ms, ${changes} changes`)
+  record(`cli / voice-analytics versions (all agents, ${changes} changes)`, '30 d', versionsTiming)
+  // what each listed change adds: the busiest agent's calls 7 days either side of a change 7 days
+  // before the end, read and summarised with their intervals (bootstrap included)
+  const [busiest] = await jsonRows<{ agent_id: string; calls: string }>(
+    `SELECT agent_id, toString(count()) AS calls FROM ${built.database}.conversations GROUP BY agent_id ORDER BY count() DESC LIMIT 1`,
+  )
+  const changeMs = end.getTime() - 7 * 86_400_000
+  const changeRuns: number[] = []
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now()
+    const calls = await readCallValues(
+      read,
+      built.database,
+      busiest!.agent_id,
+      changeMs - 7 * 86_400_000,
+      end.getTime(),
+    )
+    callFigures(calls.filter((call) => call.timeMs < changeMs))
+    callFigures(calls.filter((call) => call.timeMs >= changeMs))
+    changeRuns.push(performance.now() - started)
+  }
+  record(
+    `cli / voice-analytics versions, one change (${count(Number(busiest!.calls))} calls of the busiest agent in 30 d, 7 d either side)`,
+    '30 d',
+    { ms: median(changeRuns), rowsRead: 0, bytesRead: 0 },
+  )
+
   const day = timeWindows(new Date(built.end))[0]!
   for (const name of Object.keys(overviewQueries) as (keyof typeof overviewQueries)[])
     record(
