@@ -7,7 +7,7 @@ import { eventAvroSchema } from './event-schema.ts'
 import { validateToAvro } from './event-validation.ts'
 
 const type = avro.Type.forSchema(eventAvroSchema as avro.Schema)
-const ingest = { source: 'prod', receivedAt: 1_764_000_000_123 }
+const ingest = { source: 'prod', receivedAt: 1_764_000_000_123, origin: null }
 
 describe('Avro record mapping', () => {
   it('round-trips generated conversations through Avro bytes, unknown fields included', () => {
@@ -54,7 +54,12 @@ describe('Avro record mapping', () => {
       extra: { nested: [1] },
     }
     const { problems, record } = validateToAvro(event)
-    expect(record).toEqual({ ...toAvroRecord(event, ingest), source: undefined, received_at: undefined })
+    expect(record).toEqual({
+      ...toAvroRecord(event, ingest),
+      source: undefined,
+      received_at: undefined,
+      origin: undefined,
+    })
     expect(problems).toEqual(validateToAvro(event).problems)
     // Scalars need no mapping: the record holds the very arrays and maps of the parsed body.
     const shared = {

@@ -51,4 +51,5 @@ export function migrateThrough(client: ClickHouseClient, version: number) {
 export async function fitTodaysRows(client: ClickHouseClient): Promise<void> {
   await runMigrationAgain(client, 18)
   await runMigrationAgain(client, 19)
+  await runMigrationAgain(client, 20)
 }

@@ -1,4 +1,4 @@
-import type { HistoryItem } from '../../../core/event/conversation-complete.types.ts'
+import type { HistoryItem, Origin } from '../../../core/event/conversation-complete.types.ts'
 import type { AttributeMap } from '../../../core/otlp/otlp-attributes.ts'
 import { stringAttribute } from '../../../core/otlp/otlp-attributes.ts'
 import type { SpanView } from './trace-view.ts'
@@ -15,17 +15,6 @@ export function isoMicros(us: number): string {
 }
 
 export const secondsBetween = (fromUs: number, toUs: number): number => (toUs - fromUs) / 1e6
-
-/** The origin of an assembled conversation (the record's `origin`, schemas/avro/conversation-complete.v1.avsc). */
-export interface Origin {
-  kind: 'otlp'
-  framework: string
-  framework_version: string | null
-  mapping: string
-  trace_id: string
-  /** false: emitted without its root span (idle time or the memory cap). */
-  complete: boolean
-}
 
 /**
  * The framework version, when the application says it: neither framework sends its own. A resource
