@@ -166,7 +166,16 @@ export class TraceAssembly {
     trace.retryAfterMs = nowMs + retryInMs
   }
 
-  /** A late message's dead letter was acknowledged. */
+  /** A message that is no trace's (undecodable): its offset is held until its dead letter is acknowledged. */
+  hold(partition: string, offset: bigint): boolean {
+    const state = this.partitionState(partition)
+    if (offset < state.next) return false
+    state.next = offset + 1n
+    state.held.add(offset)
+    return true
+  }
+
+  /** A held message's dead letter was acknowledged. */
   release(partition: string, offset: bigint): void {
     this.partitions.get(partition)?.held.delete(offset)
   }
