@@ -67,7 +67,7 @@ const envSchema = z
     /** Where assembled conversations go: the worker's topic. */
     ASSEMBLER_OUTPUT_TOPIC: z.string().min(1).default(topics.conversationComplete),
     ASSEMBLER_DLQ_TOPIC: z.string().min(1).default(topics.otlpSpansDeadLetter),
-    ASSEMBLER_METRICS_PORT: port.default(9465),
+    ASSEMBLER_METRICS_PORT: port.default(9466),
     /** Wait after a trace's root span (agent_session / conversation) arrived, for children in the SDK's next batch. */
     ASSEMBLER_ROOT_GRACE_MS: z.coerce.number().int().min(0).default(2_000),
     /** A trace whose root never comes is emitted, marked incomplete, after this long without a new span. */
