@@ -77,7 +77,8 @@ export function fromAvroRecord(record: AvroRecord): {
     ingest: {
       source: typeof record.source === 'string' ? record.source : null,
       receivedAt: typeof receivedAt === 'number' ? receivedAt : null,
-      origin: (record.origin as Origin | null | undefined) ?? null,
+      // Only an assembled conversation has one: a webhook's metadata stays source and time.
+      ...(record.origin ? { origin: record.origin as Origin } : {}),
     },
   }
 }

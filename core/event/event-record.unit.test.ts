@@ -7,7 +7,7 @@ import { eventAvroSchema } from './event-schema.ts'
 import { validateToAvro } from './event-validation.ts'
 
 const type = avro.Type.forSchema(eventAvroSchema as avro.Schema)
-const ingest = { source: 'prod', receivedAt: 1_764_000_000_123, origin: null }
+const ingest = { source: 'prod', receivedAt: 1_764_000_000_123 }
 
 describe('Avro record mapping', () => {
   it('round-trips generated conversations through Avro bytes, unknown fields included', () => {
