@@ -6,6 +6,7 @@ import { loadOrCreateLocalSecret, localStateDir } from '../core/secrets/local-se
 import { parseWebhookSecrets } from '../core/secrets/webhook-secrets.ts'
 import { loadConfig } from '../core/settings/env.ts'
 import { checkStartup } from '../core/startup-diagnosis/startup-checks.ts'
+import { startAssembler } from '../services/assembler/assembler.ts'
 import { startIngress } from '../services/ingress/main.ts'
 import { startWorker } from '../services/worker/worker.ts'
 import { answerForget } from './endpoints/forget-endpoint.ts'
@@ -14,7 +15,8 @@ import { renderFirstConversation, renderNextSteps } from './next-steps.ts'
 import { type SqlEndpoint, startSqlEndpoint } from './sql-endpoint.ts'
 import { waitUntilReady } from './wait-until-ready.ts'
 
-// `./run dev` / `npm run dev`: the whole pipeline in one process (ingress + worker), and, with the
+// `./run dev` / `npm run dev`: the whole pipeline in one process (ingress + worker + the OTLP
+// assembler), and, with the
 // embedded ClickHouse, a local read-only SQL endpoint: this process owns the data directory, so
 // `voice-analytics query` asks it. Without WEBHOOK_SECRETS it uses a secret made up once and kept
 // in the state directory (0600), where `voice-analytics send` finds it. The SQL endpoint also serves
@@ -48,6 +50,7 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
         config.CLICKHOUSE_DATABASE,
         (body) => answerForget(body, () => createClickHouse(config), config, forgotten),
       )
+  const assembler = await startAssembler(config, logger.child({ service: 'assembler' }))
   const ingress = await startIngress(config, logger.child({ service: 'ingress' }))
   await waitUntilReady(`${ingress.url}/readyz`, {
     onWaiting: (reason) =>
@@ -57,6 +60,7 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
     {
       ingress: ingress.url,
       workerMetrics: worker.metricsUrl,
+      assemblerMetrics: assembler.metricsUrl,
       sqlEndpoint: sql?.url,
       clickhouse: describeClickHouse(config),
     },
@@ -84,6 +88,7 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
   return async () => {
     firstConversation.stop()
     await ingress.close()
+    await assembler.stop()
     await worker.stop()
     await sql?.close()
     await clickhouse.close()

@@ -174,6 +174,18 @@ const defaultsFitContainers = new Set([
   'PII_POLICY', // the ingress only: checked by its own test below
   'PII_HMAC_KEY',
   'CLICKHOUSE_CLUSTER', // one server; the cluster profile's worker sets it (checked below)
+  // The assembler's: its defaults fit a container (the metrics port is set in its service).
+  'ASSEMBLER_GROUP_ID',
+  'ASSEMBLER_TOPIC',
+  'ASSEMBLER_OUTPUT_TOPIC',
+  'ASSEMBLER_DLQ_TOPIC',
+  'ASSEMBLER_METRICS_PORT',
+  'ASSEMBLER_ROOT_GRACE_MS',
+  'ASSEMBLER_IDLE_SECONDS',
+  'ASSEMBLER_LATE_WINDOW_SECONDS',
+  'ASSEMBLER_MAX_SPANS',
+  'ASSEMBLER_MAX_TRACES',
+  'ASSEMBLER_SOURCE_MAPPINGS',
 ])
 
 /** The texts of every `<tag>…</tag>` of a configuration file (the cluster's files are that simple). */
@@ -190,6 +202,7 @@ describe('docker-compose.yml', () => {
       [
         'alerting-config',
         'alertmanager',
+        'assembler',
         'clickhouse',
         'grafana',
         'ingress',

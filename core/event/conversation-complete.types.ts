@@ -1,5 +1,6 @@
 // Generated from schemas/avro/conversation-complete.v1.avsc by `npm run generate`. Do not edit.
 // The platform payload: every field but data.session_id may be absent; unknown fields are kept.
+// Origin: ingestion metadata of a conversation assembled from OTLP spans (the envelope's origin).
 
 export interface ConversationCompleteEvent {
   event: string
@@ -79,5 +80,15 @@ export interface RoomMetadata {
   failed?: boolean | null
   skipCompositeEgress?: boolean | null
   error?: string | null
+  [unknownField: string]: unknown
+}
+
+export interface Origin {
+  kind: string
+  framework?: string | null
+  framework_version?: string | null
+  mapping?: string | null
+  trace_id?: string | null
+  complete?: boolean | null
   [unknownField: string]: unknown
 }

@@ -1,4 +1,4 @@
-import type { ConversationCompleteEvent } from './conversation-complete.types.ts'
+import type { ConversationCompleteEvent, Origin } from './conversation-complete.types.ts'
 import type { ShapeType } from './event-schema.ts'
 import { eventShape, extraFieldsField } from './event-schema.ts'
 import { validateToAvro } from './event-validation.ts'
@@ -10,6 +10,8 @@ import { validateToAvro } from './event-validation.ts'
 export interface IngestMetadata {
   source: string | null
   receivedAt: number | null
+  /** Set by the OTLP assembler; a webhook has none (null). */
+  origin?: Origin | null
 }
 export type AvroRecord = Record<string, unknown>
 
@@ -59,6 +61,7 @@ export function toAvroRecord(event: ConversationCompleteEvent, ingest: IngestMet
 export function withIngest(record: AvroRecord, ingest: IngestMetadata): AvroRecord {
   record.source = ingest.source
   record.received_at = ingest.receivedAt
+  record.origin = ingest.origin ?? null
   return record
 }
 
@@ -74,6 +77,8 @@ export function fromAvroRecord(record: AvroRecord): {
     ingest: {
       source: typeof record.source === 'string' ? record.source : null,
       receivedAt: typeof receivedAt === 'number' ? receivedAt : null,
+      // Only an assembled conversation has one: a webhook's metadata stays source and time.
+      ...(record.origin ? { origin: record.origin as Origin } : {}),
     },
   }
 }

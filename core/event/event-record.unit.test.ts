@@ -54,7 +54,12 @@ describe('Avro record mapping', () => {
       extra: { nested: [1] },
     }
     const { problems, record } = validateToAvro(event)
-    expect(record).toEqual({ ...toAvroRecord(event, ingest), source: undefined, received_at: undefined })
+    expect(record).toEqual({
+      ...toAvroRecord(event, ingest),
+      source: undefined,
+      received_at: undefined,
+      origin: undefined,
+    })
     expect(problems).toEqual(validateToAvro(event).problems)
     // Scalars need no mapping: the record holds the very arrays and maps of the parsed body.
     const shared = {

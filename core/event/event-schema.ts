@@ -35,8 +35,11 @@ export type StringFormat = 'uuid' | 'date-time'
 
 /** Our own field on every record: the object's fields the schema does not know, as JSON text. */
 export const extraFieldsField = 'extra_fields_json'
-/** Ingestion metadata the ingress adds to the envelope; never part of a platform payload. */
-export const ingestFields = ['source', 'received_at'] as const
+/**
+ * Ingestion metadata on the envelope; never part of a platform payload: the ingress sets source and
+ * received_at, the OTLP assembler also origin (null for a webhook).
+ */
+export const ingestFields = ['source', 'received_at', 'origin'] as const
 
 /** A schema type, resolved for walking: optional-ness and formats made explicit. */
 export type ShapeType =
@@ -80,3 +83,7 @@ function recordShape(record: AvroRecordSchema, skip: readonly string[] = []): Sh
 
 /** The platform's payload as the schema describes it (without our ingestion metadata). */
 export const eventShape = recordShape(eventAvroSchema, ingestFields)
+
+/** The origin record of an assembled conversation (ingestion metadata; its TypeScript type is generated too). */
+export const originShape = toShape(eventAvroSchema.fields.find((field) => field.name === 'origin')!.type)
+  .type as ShapeType & { kind: 'record' }

@@ -1,5 +1,5 @@
 import type { ShapeType } from './event-schema.ts'
-import { eventShape } from './event-schema.ts'
+import { eventShape, originShape } from './event-schema.ts'
 
 // Renders the TypeScript types of the platform's payload from the schema (see
 // scripts/generate-event-types.ts). Every record also admits fields the schema does not know.
@@ -41,8 +41,10 @@ function render(type: ShapeType, records: Map<string, string>): string {
 export function renderEventTypes(): string {
   const records = new Map<string, string>()
   render(eventShape, records)
+  render(originShape, records)
   const header =
     '// Generated from schemas/avro/conversation-complete.v1.avsc by `npm run generate`. Do not edit.\n' +
-    '// The platform payload: every field but data.session_id may be absent; unknown fields are kept.\n'
+    '// The platform payload: every field but data.session_id may be absent; unknown fields are kept.\n' +
+    "// Origin: ingestion metadata of a conversation assembled from OTLP spans (the envelope's origin).\n"
   return `${header}\n${[...records.values()].join('\n')}`
 }

@@ -31,6 +31,7 @@ type CheckWrite = (value: unknown, ingest?: IngestMetadata) => boolean
 export const ingestProperty: Record<(typeof ingestFields)[number], keyof IngestMetadata> = {
   source: 'source',
   received_at: 'receivedAt',
+  origin: 'origin',
 }
 
 const isUnion = (type: AvroTypeSchema): type is ['null', AvroTypeSchema] => Array.isArray(type)

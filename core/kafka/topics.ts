@@ -6,6 +6,8 @@ export const topics = {
   deadLetter: 'voice.conversation-complete.dlq.v1',
   /** OTLP spans, one message per trace and resource of a request, keyed by trace id (core/otlp/otlp-spans.ts). */
   otlpSpans: 'voice.otlp-spans.v1',
+  /** Spans the assembler could not turn into a conversation (late past its window, no mapping, undecodable). */
+  otlpSpansDeadLetter: 'voice.otlp-spans.dlq.v1',
 } as const
 
 export const conversationCompleteSubject = `${topics.conversationComplete}-value`

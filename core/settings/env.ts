@@ -61,6 +61,24 @@ const envSchema = z
     WORKER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
     /** Seconds a worker may hold batches without committing (retrying, paused) before /healthz says 503 and worker_stalled is 1. */
     WORKER_STALL_SECONDS: positiveInt.default(120),
+    // The OTLP assembler (services/assembler; docs/otlp.md, "The assembler").
+    ASSEMBLER_GROUP_ID: z.string().min(1).default('voice-analytics-assembler'),
+    ASSEMBLER_TOPIC: z.string().min(1).default(topics.otlpSpans),
+    /** Where assembled conversations go: the worker's topic. */
+    ASSEMBLER_OUTPUT_TOPIC: z.string().min(1).default(topics.conversationComplete),
+    ASSEMBLER_DLQ_TOPIC: z.string().min(1).default(topics.otlpSpansDeadLetter),
+    ASSEMBLER_METRICS_PORT: port.default(9466),
+    /** Wait after a trace's root span (agent_session / conversation) arrived, for children in the SDK's next batch. */
+    ASSEMBLER_ROOT_GRACE_MS: z.coerce.number().int().min(0).default(2_000),
+    /** A trace whose root never comes is emitted, marked incomplete, after this long without a new span. */
+    ASSEMBLER_IDLE_SECONDS: positiveInt.default(300),
+    /** An emitted trace's spans are kept this long: a late span makes a newer, complete delivery. */
+    ASSEMBLER_LATE_WINDOW_SECONDS: positiveInt.default(600),
+    /** Spans held in memory; beyond it kept traces are dropped, then the oldest open ones emitted early. */
+    ASSEMBLER_MAX_SPANS: positiveInt.default(500_000),
+    ASSEMBLER_MAX_TRACES: positiveInt.default(20_000),
+    /** `source:mapping` pairs (e.g. lk:livekit-agents-1.7,bot:pipecat-1.x); a source not named is detected from its spans. */
+    ASSEMBLER_SOURCE_MAPPINGS: z.string().default(''),
     /** Agent names that get their own `agent` label on the worker's voice_* metrics (comma list); empty: the first METRICS_AGENT_LIMIT names seen. */
     METRICS_AGENT_ALLOWLIST: z.string().default(''),
     METRICS_AGENT_LIMIT: z.coerce.number().int().min(0).default(50),

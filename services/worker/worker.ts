@@ -6,22 +6,21 @@ import {
 import { MigrationError } from '../../core/clickhouse/clickhouse-errors.ts'
 import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import { applyRetention } from '../../core/clickhouse/clickhouse-retention.ts'
+import { cachedSchemaDecoder } from '../../core/event/cached-schema-decoder.ts'
 import { createSchemaRegistry } from '../../core/event/event-codec.ts'
-import { createKafkaAdmin, ensureTopics, topicMessageLimits } from '../../core/kafka/kafka-admin.ts'
+import { createKafkaAdmin, topicMessageLimits } from '../../core/kafka/kafka-admin.ts'
 import { createPartitionConsumer } from '../../core/kafka/kafka-consumer.ts'
-import { describeKafkaError } from '../../core/kafka/kafka-errors.ts'
 import { createBatchProducer } from '../../core/kafka/kafka-producer.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
-import { retentionSpec } from '../../core/kafka/topic-creation.ts'
+import { prepareKafkaTopics } from '../../core/kafka/prepare-topics.ts'
 import { conversationCompleteSubject, topicMessageLimit } from '../../core/kafka/topics.ts'
 import { type BackoffSettings, backoffDelay, defaultBackoff } from '../../core/runtime/backoff.ts'
 import type { Logger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
+import { type MetricsServer, startMetricsServer } from '../../core/runtime/metrics-server.ts'
 import { retryUntil } from '../../core/runtime/retry-until.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { createBatchProcessor } from './consume/batch-processor.ts'
-import { cachedSchemaDecoder } from './consume/decode-message.ts'
-import { type MetricsServer, startMetricsServer } from './observe/metrics-server.ts'
 import { ProgressWatch } from './observe/progress-watch.ts'
 import { createWorkerMetrics } from './observe/worker-metrics.ts'
 import { liveness, readiness, type WorkerCondition, type WorkerPhase } from './observe/worker-probes.ts'
@@ -89,45 +88,6 @@ export async function prepareClickHouse(
         logger.warn(
           { attempt, retryInMs: delayMs, error: (error as Error).message },
           'ClickHouse not ready: retrying',
-        ),
-    },
-  )
-}
-
-/**
- * The event topic and the DLQ exist (created if missing). Kafka unreachable at start is retried
- * like ClickHouse above, so a worker started before its broker (compose, a broker restart) comes
- * up by itself instead of exiting.
- */
-async function prepareKafkaTopics(
-  settings: KafkaSettings,
-  names: readonly string[],
-  maxMessageBytes: number,
-  retentionHours: number,
-  logger: Logger,
-  signal: AbortSignal,
-  backoff: BackoffSettings,
-): Promise<void> {
-  await retryUntil(
-    async () => {
-      const admin = createKafkaAdmin(settings)
-      try {
-        await ensureTopics(
-          admin,
-          names.map((name) => retentionSpec(name, retentionHours)),
-          maxMessageBytes,
-        )
-      } finally {
-        await admin.close()
-      }
-    },
-    {
-      signal,
-      backoff,
-      onFailure: (error, attempt, delayMs) =>
-        logger.warn(
-          { attempt, retryInMs: delayMs, brokers: settings.brokers, error: describeKafkaError(error) },
-          'Kafka not ready: retrying',
         ),
     },
   )

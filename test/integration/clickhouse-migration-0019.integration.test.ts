@@ -78,6 +78,8 @@ describe('migration 0019 on an existing database', () => {
         })),
       )
     const rows = rowsOf(1)
+    // Today's rows also carry the origin columns of 0020.
+    await runMigrationAgain(client, 20)
     // The same conversations delivered again (another token, a later version): nothing counts twice.
     await insertTableRows(client, database, rows, 'test-0019-first')
     await insertTableRows(client, database, rowsOf(2), 'test-0019-again')

@@ -43,12 +43,13 @@ export function migrateThrough(client: ClickHouseClient, version: number) {
 
 /**
  * Today's transform writes the turn-taking columns of conversations (0018), their agent configuration
- * fingerprint and the agent versions (0019): a database before them gets them first, so that today's
- * rows fit it as they did the tables of then. 0018 and 0019 only add columns and a table that no
+ * fingerprint and the agent versions (0019) and their origin (0020): a database before them gets them first, so that today's
+ * rows fit it as they did the tables of then. 0018, 0019 and 0020 only add columns and a table that no
  * earlier migration reads or changes; their own runs later find them there (IF NOT EXISTS) and
  * record themselves.
  */
 export async function fitTodaysRows(client: ClickHouseClient): Promise<void> {
   await runMigrationAgain(client, 18)
   await runMigrationAgain(client, 19)
+  await runMigrationAgain(client, 20)
 }

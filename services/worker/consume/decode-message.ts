@@ -1,6 +1,6 @@
-import { wireHeaderBytes } from '../../../core/event/event-codec.ts'
+import { WireFormatError } from '../../../core/event/cached-schema-decoder.ts'
 import type { AvroRecord } from '../../../core/event/event-record.ts'
-import { DependencyError, WireFormatError } from './consume-errors.ts'
+import { DependencyError } from './consume-errors.ts'
 import type { PoisonReason } from './dead-letter.ts'
 import type { Decoded, Poisoned, Received } from './message-outcome.ts'
 
@@ -40,38 +40,6 @@ export interface DecodeDeps {
    * registry is the right one and has data; false or an error means it cannot be trusted yet.
    */
   registryHoldsSubject: () => Promise<boolean>
-}
-
-/** What the decoder asks the registry: a schema id's reader (the registry client's getSchema). */
-export interface SchemaSource {
-  getSchema(id: number): Promise<{ fromBuffer(payload: Buffer): unknown }>
-}
-
-/**
- * Decodes the Confluent wire format as the registry client's decode does, with the reader of each
- * schema id kept after its first fetch: a message of a known id decodes synchronously (no promise,
- * no header copies). What fails fails as there: a header shorter than 5 bytes is a RangeError
- * (undecodable), another magic byte not Avro, an id the registry cannot give its error (404,
- * down), bytes the schema does not read avsc's error. A failed fetch is not kept: the next message
- * of that id asks again.
- */
-export function cachedSchemaDecoder(
-  registry: SchemaSource,
-): (value: Buffer) => AvroRecord | Promise<AvroRecord> {
-  const readers = new Map<number, { fromBuffer(payload: Buffer): unknown }>()
-  return (value) => {
-    if (value.length < wireHeaderBytes)
-      throw new RangeError(`${value.length} bytes: shorter than the Confluent wire format's 5-byte header`)
-    if (value[0] !== 0) throw new WireFormatError(`Message encoded with magic byte ${value[0]}, expected 0`)
-    const id = value.readInt32BE(1)
-    const payload = value.subarray(wireHeaderBytes)
-    const reader = readers.get(id)
-    if (reader) return reader.fromBuffer(payload) as AvroRecord
-    return registry.getSchema(id).then((fetched) => {
-      readers.set(id, fetched)
-      return fetched.fromBuffer(payload) as AvroRecord
-    })
-  }
 }
 
 export async function decodeMessage(deps: DecodeDeps, received: Received): Promise<Decoded | Poisoned> {

@@ -2,12 +2,13 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
 import { compileAvroWriter } from '../../../core/event/avro-event-writer.ts'
+import { cachedSchemaDecoder } from '../../../core/event/cached-schema-decoder.ts'
 import { wireEncoder } from '../../../core/event/event-codec.ts'
 import { toAvroRecord } from '../../../core/event/event-record.ts'
 import { eventAvroSchema } from '../../../core/event/event-schema.ts'
 import type { ConsumedMessage } from '../../../core/kafka/partition-batches.ts'
 import { DependencyError } from './consume-errors.ts'
-import { cachedSchemaDecoder, classifyDecodeError, decodeMessage } from './decode-message.ts'
+import { classifyDecodeError, decodeMessage } from './decode-message.ts'
 
 // The decision "poison or wait for the registry", on the errors the registry client throws.
 const notFound = Object.assign(new Error('Schema Registry - Schema not found'), {

@@ -1,3 +1,4 @@
+import type { ProbeAnswer } from '../../../core/runtime/metrics-server.ts'
 import type { StallStatus } from './progress-watch.ts'
 
 // What the worker's /healthz (liveness) and /readyz (readiness) answer, from its phase and progress.
@@ -15,10 +16,7 @@ export interface WorkerCondition {
   groupId: string
 }
 
-export interface ProbeAnswer {
-  healthy: boolean
-  [detail: string]: unknown
-}
+export type { ProbeAnswer }
 
 function details(condition: WorkerCondition) {
   const { phase, stall } = condition

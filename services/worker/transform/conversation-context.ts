@@ -2,6 +2,7 @@ import type {
   ConversationCompleteEvent,
   ConversationData,
   HistoryItem,
+  Origin,
 } from '../../../core/event/conversation-complete.types.ts'
 import type { AvroRecord } from '../../../core/event/event-record.ts'
 import { timestampMs } from './clickhouse-values.ts'
@@ -23,6 +24,7 @@ export interface Delivery {
 type Decoded = ConversationCompleteEvent & {
   source?: string | null
   received_at?: number | null
+  origin?: Origin | null
 }
 
 export interface ConversationContext {

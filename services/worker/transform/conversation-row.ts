@@ -5,6 +5,7 @@ import { conversationSpeech } from './conversation-speech.ts'
 import { extraFieldsJson } from './extra-fields-json.ts'
 import { percentileOfSorted as percentile } from './latency-percentiles.ts'
 import { isAgent, isMessage, isUser } from './metric-quality.ts'
+import { originColumns } from './origin-columns.ts'
 import type { ConversationItemRow, ConversationRow, HandoffRow, ToolCallRow } from './table-rows.ts'
 import { type TurnTakingSettings, turnTaking } from './turn-taking.ts'
 
@@ -112,6 +113,7 @@ export function conversationRow(
     gap_e2e_disagreements: figures?.gapE2eDisagreements ?? null,
     speech_left_out: flagged + turns.leftOut.noStop + turns.leftOut.overlapsItsSide,
     config_fingerprint: parts.configFingerprint,
+    ...originColumns(envelope.origin),
     extra_fields_json: extraFieldsJson(data),
     envelope_extra_fields_json: extraFieldsJson(envelope),
     test_eval_result_extra_fields_json: extraFieldsJson(testEval),

@@ -79,6 +79,16 @@ const agentConfig = {
 export const agentConfigColumns = Object.keys(agentConfig)
 export const agentConfigTables = ['agent_versions']
 
+/** Where the conversation came from (migration 0020): the record's origin, 'webhook' when it has none. */
+const origin = {
+  origin_kind: column<string>('String'),
+  origin_framework: column<string | null>('Nullable(String)'),
+  origin_framework_version: column<string | null>('Nullable(String)'),
+  origin_mapping: column<string | null>('Nullable(String)'),
+  origin_trace_id: column<string | null>('Nullable(String)'),
+  origin_complete: column<boolean | null>('Nullable(Bool)'),
+}
+
 /** Insert order (on one session): the rollup feed and the children first, the conversation row last. */
 const tables = {
   /** One conversation's latency values for one agent-minute (the rollup's input). */
@@ -280,6 +290,7 @@ const tables = {
     end_of_turn_delay_p95: column<number | null>('Nullable(Float64)'),
     ...turnTaking,
     ...agentConfig,
+    ...origin,
     extra_fields_json: column<string | null>('Nullable(String)'),
     envelope_extra_fields_json: column<string | null>('Nullable(String)'),
     test_eval_result_extra_fields_json: column<string | null>('Nullable(String)'),

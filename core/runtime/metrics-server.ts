@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Registry } from '../../../core/runtime/metrics.ts'
-import type { ProbeAnswer } from './worker-probes.ts'
+import type { Registry } from './metrics.ts'
 
-// The worker's operations endpoint: GET /metrics (Prometheus), GET /healthz (liveness: 200 from the
-// first second, while starting and while it makes progress; 503 once it stopped or stalled) and
-// GET /readyz (readiness: 200 only while it consumes and retries nothing). Bodies say why
-// (worker-probes.ts decides).
+// The operations endpoint of the worker and the assembler: GET /metrics (Prometheus), GET /healthz
+// (liveness: 200 from the first second, while starting and while it makes progress; 503 once it
+// stopped or stalled) and GET /readyz (readiness: 200 only while it consumes and retries nothing).
+// Bodies say why (the service's probes decide: worker-probes.ts, the assembler's).
+
+/** A probe's answer: healthy or not, and details for the body. */
+export interface ProbeAnswer {
+  healthy: boolean
+  [detail: string]: unknown
+}
 
 export interface Probes {
   live: () => ProbeAnswer

@@ -1,0 +1,60 @@
+import type { LiveKitTable } from './livekit-mapping-table.ts'
+
+// LiveKit Agents 1.7.0 – 1.7.1 (telemetry/trace_types.py; docs/otlp.md §3.3): content under lk.pii.*.
+export const livekitAgents17: LiveKitTable = {
+  id: 'livekit-agents-1.7',
+  versions: '1.7.0 – 1.7.1',
+  scope: 'livekit-agents',
+  fingerprint: [
+    'lk.pii.user_transcript',
+    'lk.pii.response.text',
+    'lk.pii.user_input',
+    'lk.pii.chat_ctx',
+    'lk.pii.function_tool.arguments',
+    'lk.pii.room_name',
+  ],
+  spans: {
+    session: 'agent_session',
+    userTurn: 'user_turn',
+    agentTurns: ['agent_turn'],
+    userSpeaking: 'user_speaking',
+    agentSpeaking: 'agent_speaking',
+    llmNode: 'llm_node',
+    ttsNode: 'tts_node',
+    functionTool: 'function_tool',
+    agentActivity: 'start_agent_activity',
+  },
+  session: {
+    agentLabel: 'lk.agent_label',
+    agentName: 'lk.agent_name',
+    jobId: 'lk.job_id',
+    roomName: 'lk.pii.room_name',
+  },
+  userTurn: {
+    transcript: 'lk.pii.user_transcript',
+    confidence: 'lk.transcript_confidence',
+    transcriptionDelay: 'lk.transcription_delay',
+    endOfTurnDelay: 'lk.end_of_turn_delay',
+    participantKind: 'lk.participant_kind',
+  },
+  zeroMeansAbsent: ['lk.transcript_confidence', 'lk.transcription_delay', 'lk.end_of_turn_delay'],
+  agentTurn: {
+    text: 'lk.pii.response.text',
+    interrupted: 'lk.interrupted',
+    e2eLatency: 'lk.e2e_latency',
+    speechId: 'lk.speech_id',
+    generationId: 'lk.generation_id',
+    onUserTurnCompletedDelay: null,
+  },
+  llmNode: { ttft: 'lk.response.ttft', chatContext: 'lk.pii.chat_ctx' },
+  ttsNode: { ttfb: 'lk.response.ttfb' },
+  functionTool: {
+    id: 'lk.function_tool.id',
+    name: 'lk.function_tool.name',
+    arguments: 'lk.pii.function_tool.arguments',
+    output: 'lk.pii.function_tool.output',
+    isError: 'lk.function_tool.is_error',
+  },
+  activity: { agentLabel: 'lk.agent_label' },
+  exception: { message: 'exception.message' },
+}
