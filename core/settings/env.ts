@@ -74,6 +74,8 @@ const envSchema = z
     ASSEMBLER_IDLE_SECONDS: positiveInt.default(300),
     /** An emitted trace's spans are kept this long: a late span makes a newer, complete delivery. */
     ASSEMBLER_LATE_WINDOW_SECONDS: positiveInt.default(600),
+    /** On reading a partition afresh (a start, a rebalance): how far back before its committed offset the emitted traces are restored. */
+    ASSEMBLER_RESTORE_SECONDS: positiveInt.default(2_700),
     /** Spans held in memory; beyond it kept traces are dropped, then the oldest open ones emitted early. */
     ASSEMBLER_MAX_SPANS: positiveInt.default(500_000),
     ASSEMBLER_MAX_TRACES: positiveInt.default(20_000),

@@ -7,6 +7,7 @@ export function assemblySettings(config: Config): AssemblySettings {
     rootGraceMs: config.ASSEMBLER_ROOT_GRACE_MS,
     idleMs: config.ASSEMBLER_IDLE_SECONDS * 1000,
     lateWindowMs: config.ASSEMBLER_LATE_WINDOW_SECONDS * 1000,
+    restoreMs: config.ASSEMBLER_RESTORE_SECONDS * 1000,
     forgottenIds: 100_000,
     maxSpans: config.ASSEMBLER_MAX_SPANS,
     maxTraces: config.ASSEMBLER_MAX_TRACES,

@@ -7,6 +7,12 @@ export interface AssemblySettings {
   idleMs: number
   /** An emitted trace's spans are kept this long: a late span makes a newer, complete delivery. */
   lateWindowMs: number
+  /**
+   * On reading a partition afresh, how far back before its last committed message the emitted
+   * traces are restored (restore-plan.ts): those whose spans all came in the last
+   * restoreMs - (idleMs + lateWindowMs) are restored whole, the others as ids.
+   */
+  restoreMs: number
   /** Emitted trace ids remembered after their window (a later span is dead-lettered, not assembled alone). */
   forgottenIds: number
   /** Spans held in open and kept traces; beyond it the oldest are emitted early (kept ones dropped first). */
@@ -19,6 +25,7 @@ export const defaultAssemblySettings: AssemblySettings = {
   rootGraceMs: 2_000,
   idleMs: 300_000,
   lateWindowMs: 600_000,
+  restoreMs: 2_700_000,
   forgottenIds: 100_000,
   maxSpans: 500_000,
   maxTraces: 20_000,

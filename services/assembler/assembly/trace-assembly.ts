@@ -1,6 +1,7 @@
 import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
 import type { TraceInput } from '../mapping/trace-view.ts'
 import type { AssemblySettings } from './assembly-settings.ts'
+import type { RestoredTraces } from './restore-plan.ts'
 
 // The assembler's decisions, without I/O or a clock of its own (the caller passes `now`): which
 // spans belong to which trace, when a trace is emitted, which offset of each partition may be
@@ -13,6 +14,8 @@ import type { AssemblySettings } from './assembly-settings.ts'
 // - After emission the trace's spans stay `lateWindowMs`: a span arriving then reopens it, and it is
 //   emitted again, whole, with a newer version. After that only its id is remembered: a later span is
 //   dead-lettered (`late`), never assembled alone into a conversation that would replace the whole.
+// - A partition read afresh (a start, a rebalance) gets back what was emitted before its committed
+//   offset (restore(), planned by restore-plan.ts): as if this process had emitted it just now.
 export type EmitReason = 'root' | 'idle' | 'cap' | 'late'
 
 export interface Emission {
@@ -158,6 +161,40 @@ export class TraceAssembly {
     trace.emittedMs = nowMs
   }
 
+  /**
+   * Traces of `partition` emitted before its committed offset (by this assembler before a restart,
+   * or by another one): the whole ones are kept with their spans for the late window from `nowMs`,
+   * so that a late span reopens them; the others are remembered as forgotten ids (a late span of
+   * one is dead-lettered). Within the caps: kept traces beyond them are forgotten, oldest first.
+   */
+  restore(partition: string, restored: RestoredTraces, nowMs: number): void {
+    for (const input of restored.whole) {
+      if (this.traces.has(input.traceId)) continue
+      const spans = new Map(input.spans.map((span) => [span.span_id, span]))
+      const hasRoot = input.spans.some(this.isRoot)
+      this.traces.set(input.traceId, {
+        traceId: input.traceId,
+        partition,
+        source: input.source,
+        resourceAttributes: input.resourceAttributes,
+        spans,
+        pending: [],
+        firstArrivedMs: nowMs,
+        lastArrivedMs: nowMs,
+        rootArrivedMs: hasRoot ? nowMs : null,
+        emittedMs: nowMs,
+        emitting: false,
+        lastVersion: 0,
+        retryAfterMs: 0,
+        forced: false,
+      })
+      this.forgotten.delete(input.traceId)
+      this.spanCount += spans.size
+    }
+    for (const traceId of restored.idsOnly) if (!this.traces.has(traceId)) this.remember(traceId)
+    this.enforceCaps()
+  }
+
   /** The emission failed: tried again after `retryInMs`. */
   failed(emission: Emission, nowMs: number, retryInMs: number): void {
     const trace = this.traces.get(emission.traceId)
@@ -257,7 +294,13 @@ export class TraceAssembly {
   private forget(trace: Trace): void {
     this.traces.delete(trace.traceId)
     this.spanCount -= trace.spans.size
-    this.forgotten.add(trace.traceId)
+    this.remember(trace.traceId)
+  }
+
+  /** An emitted trace's id, without its spans (the last `forgottenIds`). */
+  private remember(traceId: string): void {
+    this.forgotten.delete(traceId) // to the end: the newest
+    this.forgotten.add(traceId)
     while (this.forgotten.size > this.settings.forgottenIds) {
       const oldest = this.forgotten.values().next().value as string
       this.forgotten.delete(oldest)

@@ -145,3 +145,67 @@ describe('TraceAssembly', () => {
     expect(assembly.add('p0', 0n, message('t0', span('a')), 10)).toEqual({ kind: 'added', reopened: false })
   })
 })
+
+describe('TraceAssembly.restore (a partition read afresh)', () => {
+  const whole = (trace: string, ...spans: OtlpSpan[]) => ({
+    traceId: trace,
+    source: 's',
+    resourceAttributes: [],
+    spans,
+  })
+
+  it('a whole restored trace is kept as emitted: a late span reopens it, a newer whole delivery', () => {
+    const assembly = make()
+    assembly.restore('p0', { whole: [whole('t', span('r', 'root'), span('a'))], idsOnly: [] }, 1_000)
+    expect(assembly.stats()).toMatchObject({ openTraces: 0, keptTraces: 1, spans: 2 })
+    expect(assembly.due(10_000)).toEqual([]) // not emitted again by the restore
+    expect(assembly.commits()).toEqual(new Map()) // nothing read yet: nothing to commit
+    expect(assembly.add('p0', 40n, message('t', span('late')), 2_000)).toEqual({
+      kind: 'added',
+      reopened: true,
+    })
+    expect(assembly.commits()).toEqual(new Map([['p0', 40n]]))
+    const [again] = assembly.due(2_100)
+    expect(again).toMatchObject({ traceId: 't', reason: 'late', offsets: [40n] })
+    expect(again!.input.spans.map((s) => s.span_id).sort()).toEqual(['a', 'late', 'r'])
+    assembly.emitted(again!, 2_200)
+    expect(assembly.commits()).toEqual(new Map([['p0', 41n]]))
+  })
+
+  it('kept for the late window from the restore, then only its id', () => {
+    const assembly = make()
+    assembly.restore('p0', { whole: [whole('t', span('r', 'root'))], idsOnly: [] }, 1_000)
+    assembly.expire(5_999)
+    expect(assembly.stats()).toMatchObject({ keptTraces: 1 })
+    assembly.expire(6_000)
+    expect(assembly.stats()).toMatchObject({ keptTraces: 0, forgottenIds: 1, spans: 0 })
+  })
+
+  it('an id restored alone: a late span of it is dead-lettered, never assembled as a fragment', () => {
+    const assembly = make()
+    assembly.restore('p0', { whole: [], idsOnly: ['t'] }, 1_000)
+    expect(assembly.add('p0', 7n, message('t', span('late')), 2_000)).toEqual({ kind: 'late', traceId: 't' })
+    expect(assembly.due(1_000_000)).toEqual([])
+    expect(assembly.commits()).toEqual(new Map([['p0', 7n]]))
+  })
+
+  it('within the caps: restored traces beyond maxSpans are forgotten oldest first; a dropped partition loses them', () => {
+    const assembly = make({ maxSpans: 2 })
+    assembly.restore(
+      'p0',
+      {
+        whole: [
+          whole('t1', span('r1', 'root')),
+          whole('t2', span('r2', 'root')),
+          whole('t3', span('r3', 'root')),
+        ],
+        idsOnly: [],
+      },
+      1_000,
+    )
+    expect(assembly.stats()).toMatchObject({ keptTraces: 2, spans: 2, forgottenIds: 1 })
+    expect(assembly.add('p0', 0n, message('t1', span('x')), 1_100)).toEqual({ kind: 'late', traceId: 't1' })
+    assembly.drop(new Set(['p0']))
+    expect(assembly.stats()).toMatchObject({ keptTraces: 0, spans: 0 })
+  })
+})
