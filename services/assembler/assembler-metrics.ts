@@ -18,6 +18,12 @@ export function createAssemblerMetrics(registry: Registry) {
       help: 'Spans in memory, open and kept traces (cap ASSEMBLER_MAX_SPANS)',
       registers: [registry],
     }),
+    tracesRestored: new Counter({
+      name: 'assembler_traces_restored_total',
+      help: 'Emitted traces restored on reading a partition afresh: whole (with their spans) or id (a late span is dead-lettered)',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
     conversationsEmitted: new Counter({
       name: 'assembler_conversations_emitted_total',
       help: 'Conversations produced to the event topic, by mapping and why (root, idle, cap, late)',

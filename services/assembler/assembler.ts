@@ -1,5 +1,6 @@
 import { cachedSchemaDecoder } from '../../core/event/cached-schema-decoder.ts'
 import { createEventCodec, createSchemaRegistry } from '../../core/event/event-codec.ts'
+import { createKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { createPartitionConsumer } from '../../core/kafka/kafka-consumer.ts'
 import { createBatchProducer, type TopicBatch } from '../../core/kafka/kafka-producer.ts'
 import type { KafkaSettings } from '../../core/kafka/kafka-settings.ts'
@@ -19,6 +20,7 @@ import { type Emission, TraceAssembly } from './assembly/trace-assembly.ts'
 import { assembleTrace } from './mapping/assemble-trace.ts'
 import { parseSourceMappings } from './mapping/mapping-choice.ts'
 import { mappings } from './mapping/mappings.ts'
+import { readEmittedTraces } from './restore-emitted.ts'
 
 // The assembler's wiring (docs/otlp.md, "The assembler"): a consumer group on the spans topic,
 // whose messages (Avro OtlpSpans through the registry) go into the pure TraceAssembly; a tick that
@@ -26,6 +28,8 @@ import { mappings } from './mapping/mappings.ts'
 // topic keyed by session_id), dead-letters what cannot be assembled, and only then commits the
 // offsets the assembly releases. Nothing is committed past a trace not yet emitted: a restart
 // reads it again, and the worker replaces a repeated delivery (exactly-once by session_id).
+// A partition read afresh (a start, a rebalance) first gets back the traces emitted before its
+// committed offset (restore-emitted.ts): its batches wait until they are restored.
 export interface AssemblerOptions {
   registry?: Registry
   metricsServer?: boolean
@@ -107,12 +111,78 @@ export async function startAssembler(
     retryDelayMs: (attempt) => backoffDelay(attempt, backoff),
     logger,
   })
+  const admin = createKafkaAdmin(kafkaSettings)
   /** Partitions read: a rejoin that does not keep one drops its traces (it is read again). */
   let owned = new Set<string>()
+  /** Partitions read afresh whose emitted traces are being restored: their batches wait for it. */
+  const restoring = new Map<string, Promise<void>>()
+  /** Each partition's restore in progress; a restore whose partition was dropped since applies nothing. */
+  const restoreToken = new Map<string, object>()
+
+  const restore = async (keys: string[]): Promise<void> => {
+    const tokens = new Map(keys.map((key) => [key, restoreToken.get(key)]))
+    const current = () => keys.filter((key) => restoreToken.get(key) === tokens.get(key))
+    for (let attempt = 1; !controller.signal.aborted && current().length > 0; attempt++) {
+      try {
+        const partitions = current().map((key) => parsePartitionKey(key).partition)
+        const restored = await readEmittedTraces(
+          {
+            admin,
+            kafka: kafkaSettings,
+            topic,
+            groupId: config.ASSEMBLER_GROUP_ID,
+            decode: async (value) => (await decode(value)) as unknown as OtlpSpans,
+            settings: assemblySettings(config),
+            isRoot: isRootSpan,
+            signal: controller.signal,
+          },
+          partitions,
+        )
+        for (const key of current()) {
+          const traces = restored.get(parsePartitionKey(key).partition) ?? { whole: [], idsOnly: [] }
+          assembly.restore(key, traces, now())
+          metrics.tracesRestored.inc({ kind: 'whole' }, traces.whole.length)
+          metrics.tracesRestored.inc({ kind: 'id' }, traces.idsOnly.length)
+          logger.info(
+            { partition: key, whole: traces.whole.length, ids: traces.idsOnly.length },
+            'emitted traces restored',
+          )
+        }
+        return
+      } catch (error) {
+        if (controller.signal.aborted) return
+        const retryInMs = backoffDelay(attempt, backoff)
+        logger.warn(
+          { error: (error as Error).message, retryInMs },
+          'restoring emitted traces failed: retrying',
+        )
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, retryInMs)
+          const wake = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+          controller.signal.addEventListener('abort', wake, { once: true })
+        })
+      }
+    }
+  }
+
   consumer.onAssigned((change) => {
     const lost = new Set([...owned].filter((key) => !change.kept.has(key)))
     if (lost.size > 0) assembly.drop(lost)
+    for (const key of lost) {
+      restoreToken.delete(key)
+      restoring.delete(key)
+    }
     owned = new Set(change.assigned)
+    const gained = [...change.assigned].filter(
+      (key) => !change.kept.has(key) && parsePartitionKey(key).topic === topic,
+    )
+    if (gained.length === 0) return
+    for (const key of gained) restoreToken.set(key, {})
+    const restored = restore(gained)
+    for (const key of gained) restoring.set(key, restored)
   })
 
   const deadLetter = async (
@@ -152,6 +222,11 @@ export async function startAssembler(
   const eachBatch = async (batch: PartitionBatch): Promise<void> => {
     if (!consumer.owns(batch)) return
     const key = partitionKey(batch.topic, batch.partition)
+    const restored = restoring.get(key)
+    if (restored) {
+      await restored
+      if (!consumer.owns(batch) || controller.signal.aborted) return
+    }
     for (const message of batch.messages) {
       const offset = BigInt(message.offset)
       let decoded: OtlpSpans
@@ -262,9 +337,10 @@ export async function startAssembler(
       consumer.pause()
       clearInterval(timer)
       await ticking
-      await consumer.disconnect()
       controller.abort()
+      await consumer.disconnect()
       await producer.disconnect()
+      await admin.close().catch(() => {})
       await server?.close()
       logger.info('assembler stopped')
     },

@@ -73,7 +73,12 @@ describe('assembler restarted: a late span of a trace emitted before the restart
   it('restores the emitted trace: the late span yields one whole conversation, with the late item', async () => {
     const first = await start()
     await publish(splitIntoBatches(trace, 4, 'agent_session'))
-    const [whole] = await waitFor(rowsOfSession, (rows) => rows.length === 1, 60_000, 'the whole conversation')
+    const [whole] = await waitFor(
+      rowsOfSession,
+      (rows) => rows.length === 1,
+      60_000,
+      'the whole conversation',
+    )
     expect(whole).toMatchObject({ origin_complete: true, user_turn_count: 3 })
     // Everything published is committed (the emission was acknowledged) before the assembler stops.
     const end = await withKafkaAdmin(fixture.kafka, (admin) => partitionOffsets(admin, spansTopic))
@@ -109,8 +114,7 @@ describe('assembler restarted: a late span of a trace emitted before the restart
     // The whole redelivery (4 user turns), or a partial row beside or instead of the whole one.
     const rows = await waitFor(
       rowsOfSession,
-      (found) =>
-        found.length !== 1 || found[0]!.user_turn_count === 4 || found[0]!.origin_complete === false,
+      (found) => found.length !== 1 || found[0]!.user_turn_count === 4 || found[0]!.origin_complete === false,
       60_000,
       'the late span delivered',
     )

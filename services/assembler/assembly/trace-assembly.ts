@@ -176,7 +176,7 @@ export class TraceAssembly {
         traceId: input.traceId,
         partition,
         source: input.source,
-        resourceAttributes: input.resourceAttributes,
+        resourceAttributes: [...input.resourceAttributes],
         spans,
         pending: [],
         firstArrivedMs: nowMs,
