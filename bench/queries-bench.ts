@@ -3,14 +3,14 @@ import { homedir, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Session } from 'chdb'
-import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
-import { expandPanelSql } from '../dashboards/src/grafana-macros.ts'
-import { database as shippedDatabase } from '../dashboards/src/panel-sql.ts'
-import { overviewQueries, overviewSql } from '../dev-server/overview/overview-queries.ts'
 import { callFigures } from '../cli/versions/call-figures.ts'
 import { parseJsonEachRow, readCallValues } from '../cli/versions/versions-queries.ts'
 import { versionsReport } from '../cli/versions/versions-report.ts'
+import { createClickHouse } from '../core/clickhouse/clickhouse.ts'
 import { runReadOnlyQuery } from '../core/clickhouse/clickhouse-read-only.ts'
+import { expandPanelSql } from '../dashboards/src/grafana-macros.ts'
+import { database as shippedDatabase } from '../dashboards/src/panel-sql.ts'
+import { overviewQueries, overviewSql } from '../dev-server/overview/overview-queries.ts'
 import {
   alertRuleQueries,
   clickhousePanelQueries,
