@@ -41,11 +41,17 @@ const digits = /^-?\d+$/
 /** Nanoseconds (a decimal string, or a number) as microseconds; exact for the string form. */
 function micros(value: unknown, path: string): number {
   if (value === undefined || value === null) return 0
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.floor(value / 1000)
-  if (typeof value === 'string' && digits.test(value) && !value.startsWith('-'))
-    return value.length <= 3 ? 0 : Number(value.slice(0, -3))
-  throw new OtlpDecodeError(`${path} must be a non-negative integer (nanoseconds), as a decimal string`)
+  let micros: number | undefined
+  if (typeof value === 'number' && value >= 0) micros = Math.floor(value / 1000)
+  else if (typeof value === 'string' && digits.test(value) && !value.startsWith('-'))
+    micros = value.length <= 3 ? 0 : Number(value.slice(0, -3))
+  if (micros === undefined || !(micros <= safeLong))
+    throw new OtlpDecodeError(`${path} must be a non-negative integer (nanoseconds), as a decimal string`)
+  return micros
 }
+
+/** An enum or int32 field; anything else reads as 0 (unspecified), as protobuf reads unknown values. */
+const int32 = (value: unknown): number => (Number.isInteger(value) ? (value as number) | 0 : 0)
 
 /** An int64 as a number when Avro can hold it exactly, else its exact decimal text. */
 function int64(value: unknown, path: string): number | string {
@@ -130,10 +136,10 @@ function span(value: unknown, path: string, scope: Json): DecodedSpan {
     span_id: id(span.spanId),
     parent_span_id: parent === '' ? null : parent,
     name: typeof span.name === 'string' ? span.name : '',
-    kind: typeof span.kind === 'number' ? span.kind : 0,
+    kind: int32(span.kind),
     start_time_us: micros(span.startTimeUnixNano, `${path}.startTimeUnixNano`),
     end_time_us: micros(span.endTimeUnixNano, `${path}.endTimeUnixNano`),
-    status_code: typeof status.code === 'number' ? status.code : 0,
+    status_code: int32(status.code),
     status_message: optionalText(status.message),
     scope_name: optionalText(scope.name),
     scope_version: optionalText(scope.version),

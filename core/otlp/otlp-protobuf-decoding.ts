@@ -69,7 +69,9 @@ function fixed64Micros(): number {
   const low = bytes.readUInt32LE(position)
   const high = bytes.readUInt32LE(position + 4)
   position += 8
-  return high * 4294967 + Math.floor((high * 296 + low) / 1000)
+  const micros = high * 4294967 + Math.floor((high * 296 + low) / 1000)
+  if (micros > safeLong) throw new OtlpDecodeError('a time is beyond the year 2255')
+  return micros
 }
 
 /** The end of a length-delimited field that starts here. */
@@ -267,7 +269,7 @@ function status(span: DecodedSpan, end: number): void {
   while (position < end) {
     const tag = varint32()
     if (tag === 18) span.status_message = text(lengthEnd()) || null
-    else if (tag === 24) span.status_code = varint32()
+    else if (tag === 24) span.status_code = varint32() | 0
     else skip(tag & 7)
   }
 }

@@ -1,7 +1,7 @@
-import type { PiiPolicy } from '../privacy/pii/pii-policy.ts'
-import { hashPhone, maskText } from '../privacy/pii/pii-redaction.ts'
-import { type AttributeClass, attributeClass } from './otlp-pii-keys.ts'
-import type { OtlpAttribute, OtlpSpan, OtlpSpans } from './otlp-spans.ts'
+import type { OtlpAttribute, OtlpSpan, OtlpSpans } from '../../otlp/otlp-spans.ts'
+import { type AttributeClass, attributeClass } from './otlp-attribute-classes.ts'
+import type { PiiPolicy } from './pii-policy.ts'
+import { hashPhone, maskText } from './pii-redaction.ts'
 
 // A source's PII_POLICY applied to the attributes of an OTLP message before it reaches Kafka,
 // the knobs meaning what they mean for the webhook (docs/privacy.md, docs/otlp.md §3.7):

@@ -1,5 +1,5 @@
 // Which span attributes carry what kind of personal data, per framework (docs/otlp.md §3.7,
-// §4.6), as data: the PII policy's knobs apply to these classes (otlp-pii-redaction.ts).
+// §4.6), as data: the PII policy's knobs apply to these classes (otlp-attribute-redaction.ts).
 // - content: free text said or read (transcripts, replies, prompts, instructions);
 // - tools: a tool call's arguments and results;
 // - mixed: a whole LLM context or message list, which holds both text and tool calls;

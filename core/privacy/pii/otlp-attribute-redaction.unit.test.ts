@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { keepEverything, type PiiPolicy } from '../privacy/pii/pii-policy.ts'
-import { hashPhone } from '../privacy/pii/pii-redaction.ts'
-import { emptyAttribute } from './otlp-decoded-request.ts'
-import { otlpRedactor } from './otlp-pii-redaction.ts'
-import type { OtlpAttribute, OtlpSpans } from './otlp-spans.ts'
+import { emptyAttribute } from '../../otlp/otlp-decoded-request.ts'
+import type { OtlpAttribute, OtlpSpans } from '../../otlp/otlp-spans.ts'
+import { otlpRedactor } from './otlp-attribute-redaction.ts'
+import { keepEverything, type PiiPolicy } from './pii-policy.ts'
+import { hashPhone } from './pii-redaction.ts'
 
 // Each rule of the PII policy on span attributes (docs/otlp.md §3.7, §4.6), on LiveKit's and
 // Pipecat's own keys.
