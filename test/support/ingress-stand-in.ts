@@ -4,8 +4,8 @@ import { compileAvroWriter } from '../../core/event/avro-event-writer.ts'
 import { type EventCodec, wireEncoder, wireHeaderBytes } from '../../core/event/event-codec.ts'
 import { type AvroRecord, fromAvroRecord } from '../../core/event/event-record.ts'
 import { eventAvroSchema } from '../../core/event/event-schema.ts'
-import type { OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { type OtlpSpansCodec, otlpSpansAvroType } from '../../core/otlp/otlp-spans-codec.ts'
+import { type OtlpSpans, otlpSpansAvroSchema } from '../../core/otlp/otlp-spans.ts'
+import { type OtlpSpansCodec, otlpSpansWriter } from '../../core/otlp/otlp-spans-codec.ts'
 import type { PiiRedaction } from '../../core/privacy/pii/pii-settings.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
@@ -100,12 +100,13 @@ export const standInCodec: EventCodec = {
   decode: async (value) => eventType.fromBuffer(value.subarray(wireHeaderBytes)) as AvroRecord,
 }
 
+const otlpSpansType = avro.Type.forSchema(otlpSpansAvroSchema)
 /** The span codec as the registry would give, bound to standInOtlpSchemaId. */
 export const standInOtlpSchemaId = 4343
 export const standInOtlpCodec: OtlpSpansCodec = {
   schemaId: standInOtlpSchemaId,
-  encode: wireEncoder<OtlpSpans>(standInOtlpSchemaId, otlpSpansAvroType),
-  decode: async (value) => otlpSpansAvroType.fromBuffer(value.subarray(wireHeaderBytes)) as OtlpSpans,
+  encode: wireEncoder<OtlpSpans>(standInOtlpSchemaId, otlpSpansWriter),
+  decode: async (value) => otlpSpansType.fromBuffer(value.subarray(wireHeaderBytes)) as OtlpSpans,
 }
 
 /** A published event message as the platform's payload and our ingestion metadata. */
