@@ -54,14 +54,16 @@ const unsupportedType = () =>
     'content type must be application/x-protobuf or application/json',
   )
 
-/** Fastify's refusals of a content type (no parser for it) as this route's own message. */
+/** Fastify's refusals of a content type (no parser for it), answered with this route's types. */
+const contentTypeRefusals = new Set(['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_TYPE'])
+
 function otlpHttpError(error: unknown): HttpError {
   if (error instanceof OtlpDecodeError)
     return badRequest(`not an ExportTraceServiceRequest: ${error.message}`, [
       { path: '', problem: 'undecodable' },
     ])
-  const httpError = toHttpError(error)
-  return httpError.statusCode === 415 && httpError.message.includes('webhook') ? unsupportedType() : httpError
+  if (contentTypeRefusals.has((error as { code?: string })?.code ?? '')) return unsupportedType()
+  return toHttpError(error)
 }
 
 function send(reply: FastifyReply, encoding: OtlpEncoding, status: number, body: Buffer) {

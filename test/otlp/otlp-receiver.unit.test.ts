@@ -226,7 +226,12 @@ describe('POST /v1/traces (inject, stand-in publisher)', () => {
       const response = await post(livekitProtobuf, { headers })
       expect(response.statusCode, JSON.stringify(headers)).toBe(415)
       const encoding = headers['content-type'] ? 'json' : 'protobuf'
-      expect(status(encoding, response.rawPayload).code).toBe(3)
+      expect(status(encoding, response.rawPayload)).toEqual({
+        code: 3,
+        message: headers['content-type']
+          ? 'content type must be application/x-protobuf or application/json'
+          : 'content encoding must be gzip or identity',
+      })
     }
   })
 
