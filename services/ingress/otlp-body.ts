@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { gunzip } from 'node:zlib'
+import { gunzipSync } from 'node:zlib'
 import { errorCodes } from 'fastify'
 import { badRequest, HttpError } from './ingress-errors.ts'
 import { readBodyBytes } from './request-body-bytes.ts'
@@ -24,12 +24,19 @@ export function readOtlpBody(
       done(error, body)
       return
     }
-    // Inflated on the thread pool; maxOutputLength stops it once the limit is passed.
-    gunzip(body, { maxOutputLength: limitBytes }, (inflateError, inflated) => {
-      if (!inflateError) done(null, inflated)
-      else if ((inflateError as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+    // maxOutputLength stops inflating once the limit is passed. On this thread: the thread pool's
+    // hop cost more CPU per request than it saved (269-383 against 436-453 µs per request of the
+    // benchmark's load, main thread alike), and inflating at most the limit costs no more than
+    // parsing a JSON body of that size, which the webhook does here too.
+    let inflated: Buffer
+    try {
+      inflated = gunzipSync(body, { maxOutputLength: limitBytes })
+    } catch (inflateError) {
+      if ((inflateError as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
         done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
       else done(badRequest('the body is not valid gzip', [{ path: '', problem: 'invalid gzip' }]))
-    })
+      return
+    }
+    done(null, inflated)
   })
 }
