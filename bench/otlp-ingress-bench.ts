@@ -5,6 +5,7 @@ import { ingressNodeFlags } from '../services/ingress/main.ts'
 import { machineLine, peakRssMb, startService, waitForHttp } from './bench-process.ts'
 import { benchConnections, ingressEnv, postConversations } from './ingress-load.ts'
 import { otlpBodies, postTraces, spansPerRequest } from './otlp-load.ts'
+import { cpuSeconds } from './process-cpu.ts'
 
 // `npm run bench:otlp-ingress`: spans/s the OTLP receiver (POST /v1/traces) accepts from the
 // frameworks' real export requests (gzipped protobuf, bench/otlp-load.ts) against the real
@@ -32,8 +33,11 @@ async function measure(
   try {
     await waitForHttp(`http://127.0.0.1:${port}${ready}`)
     await load(port, durationSeconds) // warm-up
+    const cpuBefore = cpuSeconds(service.child.pid!)
     const result = await load(port, durationSeconds)
     return {
+      /** CPU of the service's process per answered request, µs: steadier than rates on a shared machine. */
+      cpuMicros: ((cpuSeconds(service.child.pid!) - cpuBefore) / Math.max(result['2xx'], 1)) * 1e6,
       perSecond: result['2xx'] / durationSeconds,
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -75,11 +79,12 @@ const lines = [
   '|---|---|',
   `| OTLP receiver accepted spans/s | **${(otlp.perSecond * spansPerRequest).toFixed(0)}** (${otlp.perSecond.toFixed(0)} requests/s) |`,
   `| OTLP receiver latency p50 / p99 | ${otlp.p50} / ${otlp.p99} ms |`,
+  `| OTLP receiver CPU per request / per span (ingress process) | ${otlp.cpuMicros.toFixed(0)} / ${(otlp.cpuMicros / spansPerRequest).toFixed(1)} µs |`,
   `| bare Fastify read + gunzip only (the limit) | ${(bare.perSecond * spansPerRequest).toFixed(0)} spans/s (${bare.perSecond.toFixed(0)} requests/s) |`,
   `| ratio receiver / bare | ${(otlp.perSecond / bare.perSecond).toFixed(2)} |`,
   `| OTLP receiver peak RSS | ${otlp.rssMb.toFixed(0)} MB |`,
   `| OTLP receiver non-2xx / errors | ${otlp.non2xx} / ${otlp.errors} |`,
-  `| webhook route, same run (bench:ingress load: 40-item conversations, ~22 KB JSON) | ${webhook.perSecond.toFixed(0)} events/s, p99 ${webhook.p99} ms, non-2xx ${webhook.non2xx} |`,
+  `| webhook route, same run (bench:ingress load: 40-item conversations, ~22 KB JSON) | ${webhook.perSecond.toFixed(0)} events/s, p99 ${webhook.p99} ms, ${webhook.cpuMicros.toFixed(0)} µs CPU per event, non-2xx ${webhook.non2xx} |`,
   '',
 ]
 console.log(lines.join('\n'))
