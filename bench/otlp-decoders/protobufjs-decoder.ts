@@ -2,6 +2,7 @@ import type Long from 'long'
 import { type DecodedResourceSpans, emptyAttribute } from '../../core/otlp/otlp-decoded-request.ts'
 import type { OtlpAttribute } from '../../core/otlp/otlp-spans.ts'
 import { exportTraceServiceRequest, otlpProtoRoot } from '../../test/support/otlp-proto-types.ts'
+import { contractShapes } from './library-message-shapes.ts'
 
 // The protobufjs 8 candidate of the decoder measurement: reflection over the vendored .proto files
 // (protobufjs compiles a decoder per type at first use), then the same contract shapes as the
@@ -44,31 +45,12 @@ function attributes(list: Message[] | undefined): OtlpAttribute[] {
 }
 
 export function decodeWithProtobufjs(body: Buffer): DecodedResourceSpans[] {
-  const request = exportTraceServiceRequest.decode(body) as Message
-  return (request.resourceSpans ?? []).map((resourceSpans: Message) => ({
-    resource_attributes: attributes(resourceSpans.resource?.attributes),
-    spans: (resourceSpans.scopeSpans ?? []).flatMap((scopeSpans: Message) =>
-      (scopeSpans.spans ?? []).map((span: Message) => ({
-        trace_id: Buffer.from(span.traceId).toString('hex'),
-        span_id: Buffer.from(span.spanId).toString('hex'),
-        parent_span_id: span.parentSpanId?.length ? Buffer.from(span.parentSpanId).toString('hex') : null,
-        name: span.name,
-        kind: span.kind,
-        start_time_us: micros(span.startTimeUnixNano),
-        end_time_us: micros(span.endTimeUnixNano),
-        status_code: span.status?.code ?? 0,
-        status_message: span.status?.message || null,
-        scope_name: scopeSpans.scope?.name || null,
-        scope_version: scopeSpans.scope?.version || null,
-        attributes: attributes(span.attributes),
-        events: (span.events ?? []).map((event: Message) => ({
-          name: event.name,
-          time_us: micros(event.timeUnixNano),
-          attributes: attributes(event.attributes),
-        })),
-      })),
-    ),
-  }))
+  return contractShapes(exportTraceServiceRequest.decode(body) as Message, {
+    hex: (id: Uint8Array) => Buffer.from(id).toString('hex'),
+    hasBytes: (id) => (id?.length ?? 0) > 0,
+    micros,
+    attributes,
+  })
 }
 
 /** Decoding alone, without building the contract shapes. */
