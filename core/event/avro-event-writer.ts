@@ -114,14 +114,27 @@ function writeLongValue(value: unknown): void {
   writeLong(value)
 }
 
-/** The writer of one schema type, writing at the current position (see startWriting). */
-export function compileWrite(type: AvroTypeSchema): Write {
+const int32Min = -2147483648
+const int32Max = 2147483647
+
+function writeIntValue(value: unknown): void {
+  if (typeof value !== 'number' || value % 1 !== 0 || value < int32Min || value > int32Max)
+    invalid(value, 'int')
+  writeLong(value)
+}
+
+/**
+ * The writer of one schema type, writing at the current position (see startWriting). `named`:
+ * the writers of the records compiled so far, by name, for a type that refers to one by its name
+ * (the OTLP span schema's Attribute).
+ */
+export function compileWrite(type: AvroTypeSchema, named = new Map<string, Write>()): Write {
   if (Array.isArray(type)) {
     // ['null', T]: branch 0 is null, branch 1 (zig-zag 2) the value.
     const [first, second] = type
     if (type.length !== 2 || first !== 'null' || second === undefined)
       throw new Error(`unsupported union ${JSON.stringify(type)}`)
-    const writeValue = compileWrite(second)
+    const writeValue = compileWrite(second, named)
     return (value) => {
       ensure(1)
       if (value === null) buffer[position++] = 0
@@ -135,11 +148,19 @@ export function compileWrite(type: AvroTypeSchema): Write {
   if (type === 'double') return writeDouble
   if (type === 'boolean') return writeBoolean
   if (type === 'long') return writeLongValue
+  if (typeof type === 'string') {
+    // Beyond the event schema's types (AvroTypeSchema): an int, or a record named earlier.
+    const name: string = type
+    if (name === 'int') return writeIntValue
+    const reference = named.get(name)
+    if (reference === undefined) throw new Error(`unsupported type ${JSON.stringify(type)}`)
+    return reference
+  }
   switch (type.type) {
     case 'long':
       return writeLongValue
     case 'array': {
-      const writeItem = compileWrite(type.items)
+      const writeItem = compileWrite(type.items, named)
       return (value) => {
         if (!Array.isArray(value)) invalid(value, 'array')
         const count = value.length
@@ -151,7 +172,7 @@ export function compileWrite(type: AvroTypeSchema): Write {
       }
     }
     case 'map': {
-      const writeValue = compileWrite(type.values)
+      const writeValue = compileWrite(type.values, named)
       return (value) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(value, 'map')
         const entries = value as Record<string, unknown>
@@ -169,18 +190,21 @@ export function compileWrite(type: AvroTypeSchema): Write {
     case 'record': {
       const names = type.fields.map((field) => field.name)
       const writers = type.fields.map((field): Write => {
-        const write = compileWrite(field.type)
+        const write = compileWrite(field.type, named)
         if (!('default' in field)) return write
         if (field.default !== null) throw new Error(`unsupported default of ${field.name}`)
         // As avsc: an absent (undefined) field is written as its default.
         return (value) => write(value === undefined ? null : value)
       })
       const count = names.length
-      return (value) => {
+      const writeRecord: Write = (value) => {
         if (typeof value !== 'object' || value === null) invalid(value, `record ${type.name}`)
         const record = value as Record<string, unknown>
         for (let index = 0; index < count; index++) writers[index]!(record[names[index]!])
       }
+      named.set(type.name, writeRecord)
+      if (type.namespace) named.set(`${type.namespace}.${type.name}`, writeRecord)
+      return writeRecord
     }
   }
 }

@@ -59,7 +59,7 @@ export function writeWireHeader(message: Buffer, schemaId: number): Buffer {
  * and copied out once. (The registry client's encode writes a record larger than avsc's 1 KB
  * scratch twice, to learn its size, and then copies it again to prepend the header.)
  */
-export function wireEncoder(schemaId: number, type: AvroWriter): (record: AvroRecord) => Buffer {
+export function wireEncoder<T = AvroRecord>(schemaId: number, type: AvroWriter): (record: T) => Buffer {
   let scratch = Buffer.allocUnsafe(64 * 1024)
   return (record) => {
     for (;;) {
@@ -75,17 +75,35 @@ export function wireEncoder(schemaId: number, type: AvroWriter): (record: AvroRe
   }
 }
 
+/** A schema registered under a subject, with the writer of its records in the wire format. */
+export interface RegisteredSchema<T> {
+  readonly schemaId: number
+  encode(record: T): Buffer
+  decode(value: Buffer): Promise<T>
+}
+
+/** Registers an Avro schema under `subject` (BACKWARD) and binds `writer` (a writer of it) to its id. */
+export async function registerAvroSchema<T>(
+  registry: SchemaRegistry,
+  subject: string,
+  schema: object,
+  writer: AvroWriter,
+): Promise<RegisteredSchema<T>> {
+  const { id } = await registry.register(
+    { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+    { subject, compatibility: COMPATIBILITY.BACKWARD },
+  )
+  return { schemaId: id, encode: wireEncoder<T>(id, writer), decode: (value) => registry.decode(value) }
+}
+
 /** Registers the event schema under `<topic>-value` (BACKWARD) and returns a codec bound to it. */
 export async function createEventCodec(registry: SchemaRegistry): Promise<EventCodec> {
-  const { id } = await registry.register(
-    { type: SchemaType.AVRO, schema: JSON.stringify(eventAvroSchema) },
-    { subject: conversationCompleteSubject, compatibility: COMPATIBILITY.BACKWARD },
+  // Our compiled writer of the schema (the bytes avsc would write).
+  const { schemaId, encode, decode } = await registerAvroSchema<AvroRecord>(
+    registry,
+    conversationCompleteSubject,
+    eventAvroSchema,
+    compileAvroWriter(eventAvroSchema),
   )
-  // Our compiled writer of the schema just registered under `id` (the bytes avsc would write).
-  const encode = wireEncoder(id, compileAvroWriter(eventAvroSchema))
-  return {
-    schemaId: id,
-    encode: async (record) => encode(record),
-    decode: (value) => registry.decode(value),
-  }
+  return { schemaId, encode: async (record) => encode(record), decode }
 }

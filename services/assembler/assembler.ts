@@ -8,7 +8,7 @@ import type { PartitionBatch } from '../../core/kafka/partition-batches.ts'
 import { prepareKafkaTopics } from '../../core/kafka/prepare-topics.ts'
 import { topicMessageLimit } from '../../core/kafka/topics.ts'
 import type { OtlpSpan, OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { createOtlpSpansEncoder } from '../../core/otlp/otlp-spans-codec.ts'
+import { createOtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
 import { type BackoffSettings, backoffDelay, defaultBackoff } from '../../core/runtime/backoff.ts'
 import type { Logger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
@@ -261,7 +261,7 @@ export async function startAssembler(
         { traceId: emission.traceId, spans: emission.input.spans.length },
         'no mapping knows these spans: dead-lettered',
       )
-      spansEncoder ??= await createOtlpSpansEncoder(schemaRegistry)
+      spansEncoder ??= (await createOtlpSpansCodec(schemaRegistry)).encode
       const value = spansEncoder({
         source: emission.input.source,
         received_at: now(),

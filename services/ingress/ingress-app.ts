@@ -2,6 +2,7 @@ import Fastify, { type FastifyRequest, LogController } from 'fastify'
 import type { EventCodec } from '../../core/event/event-codec.ts'
 import { transcodeConversation } from '../../core/event/json-avro-transcoder.ts'
 import { topics } from '../../core/kafka/topics.ts'
+import type { OtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
 import { type PiiRedaction, piiPolicyHeader } from '../../core/privacy/pii/pii-settings.ts'
 import { logThrottle } from '../../core/runtime/log-throttle.ts'
 import { type Logger, withoutQuery } from '../../core/runtime/logger.ts'
@@ -12,6 +13,7 @@ import { type Classified, classifyWebhook } from './classify-webhook.ts'
 import { badRequest, HttpError, toHttpError, unauthorized, unavailable } from './ingress-errors.ts'
 import type { IngressMetrics } from './ingress-metrics.ts'
 import { parseJsonBody } from './json-body.ts'
+import { otlpRoute, otlpTracesRoute } from './otlp-route.ts'
 import { type KindWarning, publishFailure } from './publish-failure.ts'
 import { readBodyBytes } from './request-body-bytes.ts'
 import { toKafkaMessage } from './webhook-message.ts'
@@ -35,6 +37,8 @@ export interface IngressDependencies {
   metricsRegistry: Registry
   /** The codec once the schema is registered; undefined while the registry cannot be reached. */
   codec: () => EventCodec | undefined
+  /** The OTLP span codec once its schema is registered (POST /v1/traces). */
+  otlpCodec: () => OtlpSpansCodec | undefined
   publish: (topic: string, message: OutgoingMessage) => Promise<void>
   readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>
   /** What a source's PII policy removes; undefined (or absent) when it keeps everything. */
@@ -143,7 +147,10 @@ export function buildIngressApp(deps: IngressDependencies) {
     return reply.code(httpError.statusCode).send(httpError.toBody())
   })
   app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send({ error: 'not_found', message: `POST ${webhookRoute} is the webhook route` }),
+    reply.code(404).send({
+      error: 'not_found',
+      message: `POST ${webhookRoute} is the webhook route, POST ${otlpTracesRoute} the OTLP/HTTP trace receiver`,
+    }),
   )
 
   /**
@@ -186,49 +193,58 @@ export function buildIngressApp(deps: IngressDependencies) {
   }
 
   const matchSecret = webhookSecretMatcher(deps.secrets)
+  // Before the body is read: a stranger's upload is refused without buffering it.
+  const authenticate = async (request: FastifyRequest) => {
+    const source = matchSecret(presentedToken(request))
+    if (source === null) throw unauthorized()
+    request.source = source
+  }
   const acceptedPublishDuration = metrics.publishDuration.labels({ topic: topics.conversationComplete })
   const acceptedEvents = metrics.events.labels({ outcome: 'accepted', reason: 'none' })
-  app.post(
-    webhookRoute,
-    {
-      onRequest: async (request) => {
-        // Before the body is read: a stranger's upload is refused without buffering it.
-        const source = matchSecret(presentedToken(request))
-        if (source === null) throw unauthorized()
-        request.source = source
-      },
-    },
-    async (request, reply) => {
-      const { topic, message, classified } = toMessage(request)
-      const started = process.hrtime.bigint()
-      try {
-        await deps.publish(topic, message)
-      } catch (error) {
-        throw publishFailure(error, warnOncePerInterval)
-      }
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9
-      if (classified.kind === 'conversation') {
-        acceptedPublishDuration.observe(seconds)
-        acceptedEvents.inc()
-      } else {
-        metrics.publishDuration.observe({ topic }, seconds)
-        const outcome = classified.kind === 'quarantine' ? 'quarantined' : 'other'
-        metrics.events.inc({ outcome, reason: classified.kind === 'other' ? 'other_event_kind' : 'none' })
-      }
-      if (classified.kind === 'quarantine')
-        logger.warn(
-          { sessionId: classified.sessionId, problems: classified.problems.slice(0, 5) },
-          'quarantined',
-        )
-      return reply.code(202).send(
-        classified.kind === 'other'
-          ? { status: 'accepted', event: classified.eventName }
-          : {
-              status: classified.kind === 'quarantine' ? 'quarantined' : 'accepted',
-              session_id: classified.sessionId,
-            },
+  app.post(webhookRoute, { onRequest: authenticate }, async (request, reply) => {
+    const { topic, message, classified } = toMessage(request)
+    const started = process.hrtime.bigint()
+    try {
+      await deps.publish(topic, message)
+    } catch (error) {
+      throw publishFailure(error, warnOncePerInterval)
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    if (classified.kind === 'conversation') {
+      acceptedPublishDuration.observe(seconds)
+      acceptedEvents.inc()
+    } else {
+      metrics.publishDuration.observe({ topic }, seconds)
+      const outcome = classified.kind === 'quarantine' ? 'quarantined' : 'other'
+      metrics.events.inc({ outcome, reason: classified.kind === 'other' ? 'other_event_kind' : 'none' })
+    }
+    if (classified.kind === 'quarantine')
+      logger.warn(
+        { sessionId: classified.sessionId, problems: classified.problems.slice(0, 5) },
+        'quarantined',
       )
-    },
+    return reply.code(202).send(
+      classified.kind === 'other'
+        ? { status: 'accepted', event: classified.eventName }
+        : {
+            status: classified.kind === 'quarantine' ? 'quarantined' : 'accepted',
+            session_id: classified.sessionId,
+          },
+    )
+  })
+
+  // Its own content types, body reading and answer shapes: an encapsulated context of its own.
+  app.register(
+    otlpRoute({
+      bodyLimitBytes: deps.bodyLimitBytes,
+      logger,
+      metrics,
+      authenticate,
+      codec: deps.otlpCodec,
+      publish: deps.publish,
+      ...(deps.piiRedaction ? { piiRedaction: deps.piiRedaction } : {}),
+      warnOncePerInterval,
+    }),
   )
 
   app.get('/healthz', async () => ({ status: 'ok' }))

@@ -9,6 +9,7 @@ import { isMessageTooLarge } from '../../core/kafka/kafka-errors.ts'
 import { createBatchProducer } from '../../core/kafka/kafka-producer.ts'
 import { retentionSpec } from '../../core/kafka/topic-creation.ts'
 import { topicMessageLimit, topics } from '../../core/kafka/topics.ts'
+import { createOtlpSpansCodec, type OtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
 import type { Logger } from '../../core/runtime/logger.ts'
 import type { Config } from '../../core/settings/env.ts'
 import { BatchingProducer } from './batching-producer.ts'
@@ -23,6 +24,7 @@ import { errorReason, readiness, requestWithCredentials, urlHost } from './readi
 
 export interface IngressConnections {
   codec: () => EventCodec | undefined
+  otlpCodec: () => OtlpSpansCodec | undefined
   producer: BatchingProducer
   readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>
   close: () => Promise<void>
@@ -68,6 +70,7 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
   const producer = createBatchProducer(kafkaSettings)
   const registry = createSchemaRegistry(config.SCHEMA_REGISTRY_URL)
   let codec: EventCodec | undefined
+  let otlpCodec: OtlpSpansCodec | undefined
   let kafkaConnected = false
   let stopped = false
 
@@ -109,13 +112,18 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
     logger,
     () => stopped,
     async () => {
-      codec = await createEventCodec(registry)
-      logger.info({ schemaId: codec.schemaId }, 'event schema registered')
+      if (!codec) {
+        codec = await createEventCodec(registry)
+        logger.info({ schemaId: codec.schemaId }, 'event schema registered')
+      }
+      otlpCodec = await createOtlpSpansCodec(registry)
+      logger.info({ schemaId: otlpCodec.schemaId }, 'OTLP span schema registered')
     },
   )
 
   return {
     codec: () => codec,
+    otlpCodec: () => otlpCodec,
     producer: batching,
     async readiness() {
       const registryHost = urlHost(config.SCHEMA_REGISTRY_URL)
@@ -145,7 +153,13 @@ export function connectIngress(config: Config, logger: Logger): IngressConnectio
           }
         })(),
       ])
-      return readiness({ kafka, registry, registryHost, schemaId: codec?.schemaId })
+      return readiness({
+        kafka,
+        registry,
+        registryHost,
+        schemaId: codec?.schemaId,
+        spanSchemaId: otlpCodec?.schemaId,
+      })
     },
     async close() {
       stopped = true

@@ -19,9 +19,15 @@ export function createIngressMetrics(
       labelNames: ['outcome', 'reason'] as const,
       registers: [registry],
     }),
+    otlpSpans: new Counter({
+      name: 'ingress_otlp_spans_total',
+      help: 'OTLP spans received on /v1/traces by outcome: accepted (in Kafka, answered 200), rejected (invalid ids: partial success), refused (answered 503; the exporter retries)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     publishDuration: new Histogram({
       name: 'ingress_publish_duration_seconds',
-      help: 'Time from handing an event to the producer to the Kafka acknowledgement, by topic',
+      help: 'Time from handing an event (or all span messages of an OTLP request) to the producer to the Kafka acknowledgement, by topic',
       labelNames: ['topic'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],

@@ -54,6 +54,7 @@ export async function startIngress(config: Config, logger: Logger): Promise<Runn
     metrics: createIngressMetrics(metricsRegistry, connections.producer),
     metricsRegistry,
     codec: connections.codec,
+    otlpCodec: connections.otlpCodec,
     publish: (topic, message) => connections.producer.send(topic, message),
     readiness: connections.readiness,
     piiRedaction,

@@ -1,7 +1,8 @@
 // What /readyz says, and whether the ingress is ready, without ever echoing a credential: a URL
 // such as http://user:pass@registry/... is named by its host only, and error texts are stripped
 // of any user:password@ they carry (fetch, for one, quotes the whole URL in its errors).
-// Ready means an event can be taken now: Kafka answers and the schema is registered. The
+// Ready means an event can be taken now: Kafka answers and the schemas (the conversation's and
+// the OTLP spans') are registered. The
 // registry itself is reported but not required once the schema is cached: encoding needs it
 // no more, and a registry restart must not take the ingress out of a load balancer.
 
@@ -47,15 +48,22 @@ export interface ReadinessInputs {
   registry: { ok: true } | { ok: false; reason: string }
   registryHost: string
   schemaId: number | undefined
+  /** The OTLP span schema's id (POST /v1/traces), once registered. */
+  spanSchemaId: number | undefined
 }
 
+const registration = (schemaId: number | undefined) =>
+  schemaId === undefined ? 'not registered yet' : `registered (id ${schemaId})`
+
 export function readiness(inputs: ReadinessInputs): { ready: boolean; checks: Record<string, string> } {
+  const schemasRegistered = inputs.schemaId !== undefined && inputs.spanSchemaId !== undefined
   const checks: Record<string, string> = {
     kafka: inputs.kafka.ok ? 'ok' : `unreachable: ${withoutCredentials(inputs.kafka.reason)}`,
     registry: inputs.registry.ok
       ? 'ok'
-      : `${inputs.registryHost}: ${withoutCredentials(inputs.registry.reason)}${inputs.schemaId === undefined ? '' : ' (schema cached: not needed)'}`,
-    schema: inputs.schemaId === undefined ? 'not registered yet' : `registered (id ${inputs.schemaId})`,
+      : `${inputs.registryHost}: ${withoutCredentials(inputs.registry.reason)}${schemasRegistered ? ' (schema cached: not needed)' : ''}`,
+    schema: registration(inputs.schemaId),
+    span_schema: registration(inputs.spanSchemaId),
   }
-  return { ready: inputs.kafka.ok && inputs.schemaId !== undefined, checks }
+  return { ready: inputs.kafka.ok && schemasRegistered, checks }
 }

@@ -42,20 +42,50 @@ describe('readiness', () => {
   const up = { ok: true as const }
   const down = { ok: false as const, reason: 'unreachable (ECONNREFUSED)' }
   it('is ready with Kafka and a registered schema, whether or not the registry answers now', () => {
-    expect(readiness({ kafka: up, registry: down, registryHost: 'h:1', schemaId: 7 })).toEqual({
+    expect(
+      readiness({ kafka: up, registry: down, registryHost: 'h:1', schemaId: 7, spanSchemaId: 8 }),
+    ).toEqual({
       ready: true,
       checks: {
         kafka: 'ok',
         registry: 'h:1: unreachable (ECONNREFUSED) (schema cached: not needed)',
         schema: 'registered (id 7)',
+        span_schema: 'registered (id 8)',
       },
     })
-    expect(readiness({ kafka: up, registry: up, registryHost: 'h:1', schemaId: 7 }).ready).toBe(true)
+    expect(
+      readiness({ kafka: up, registry: up, registryHost: 'h:1', schemaId: 7, spanSchemaId: 8 }).ready,
+    ).toBe(true)
   })
   it('is not ready before the schema is registered, or without Kafka', () => {
-    expect(readiness({ kafka: up, registry: up, registryHost: 'h:1', schemaId: undefined })).toEqual({
+    expect(
+      readiness({
+        kafka: up,
+        registry: up,
+        registryHost: 'h:1',
+        schemaId: undefined,
+        spanSchemaId: undefined,
+      }),
+    ).toEqual({
       ready: false,
-      checks: { kafka: 'ok', registry: 'ok', schema: 'not registered yet' },
+      checks: {
+        kafka: 'ok',
+        registry: 'ok',
+        schema: 'not registered yet',
+        span_schema: 'not registered yet',
+      },
+    })
+    // The span schema too: POST /v1/traces needs it.
+    expect(
+      readiness({ kafka: up, registry: down, registryHost: 'h:1', schemaId: 7, spanSchemaId: undefined }),
+    ).toEqual({
+      ready: false,
+      checks: {
+        kafka: 'ok',
+        registry: 'h:1: unreachable (ECONNREFUSED)',
+        schema: 'registered (id 7)',
+        span_schema: 'not registered yet',
+      },
     })
     expect(
       readiness({
@@ -63,10 +93,16 @@ describe('readiness', () => {
         registry: up,
         registryHost: 'h',
         schemaId: 1,
+        spanSchemaId: 2,
       }),
     ).toEqual({
       ready: false,
-      checks: { kafka: 'unreachable: x http://k/', registry: 'ok', schema: 'registered (id 1)' },
+      checks: {
+        kafka: 'unreachable: x http://k/',
+        registry: 'ok',
+        schema: 'registered (id 1)',
+        span_schema: 'registered (id 2)',
+      },
     })
   })
 })

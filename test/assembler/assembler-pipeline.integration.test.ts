@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSchemaRegistry } from '../../core/event/event-codec.ts'
 import type { OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { createOtlpSpansEncoder } from '../../core/otlp/otlp-spans-codec.ts'
+import { createOtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
 import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { type RunningAssembler, startAssembler } from '../../services/assembler/assembler.ts'
@@ -69,7 +69,7 @@ describe('assembler: OTLP spans to conversation rows', () => {
   beforeAll(async () => {
     fixture = await startWorkerFixture('assembler', 1)
     spansTopic = await createTestTopic(fixture.kafka, 'otlp-spans', 2)
-    encode = await createOtlpSpansEncoder(createSchemaRegistry(schemaRegistryUrl()))
+    encode = (await createOtlpSpansCodec(createSchemaRegistry(schemaRegistryUrl()))).encode
     await fixture.startWorker()
   })
   afterAll(async () => {

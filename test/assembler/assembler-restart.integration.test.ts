@@ -3,7 +3,7 @@ import { createSchemaRegistry } from '../../core/event/event-codec.ts'
 import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { committedOffsets, partitionOffsets } from '../../core/kafka/kafka-offsets.ts'
 import type { OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { createOtlpSpansEncoder } from '../../core/otlp/otlp-spans-codec.ts'
+import { createOtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { type RunningAssembler, startAssembler } from '../../services/assembler/assembler.ts'
 import { traceSessionId } from '../../services/assembler/mapping/session-id.ts'
@@ -16,7 +16,7 @@ import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixtur
 import { testLogger, workerEnv } from '../support/worker-settings.ts'
 
 // A late span of a trace that an assembler emitted before it stopped (issue #34, docs/otlp.md
-// §9.3): the next assembler restores what it had emitted from the spans topic, so the late span
+// §10.3): the next assembler restores what it had emitted from the spans topic, so the late span
 // makes a newer, whole delivery that replaces the conversation. Before, the late span was gathered
 // alone and emitted as an incomplete fragment, whose key time (its own earliest span) differs from
 // the whole conversation's: ClickHouse then held two rows for the session.
@@ -62,7 +62,7 @@ describe('assembler restarted: a late span of a trace emitted before the restart
   beforeAll(async () => {
     fixture = await startWorkerFixture('assembler-restart', 1)
     spansTopic = await createTestTopic(fixture.kafka, 'otlp-spans-restart', 2)
-    encode = await createOtlpSpansEncoder(createSchemaRegistry(schemaRegistryUrl()))
+    encode = (await createOtlpSpansCodec(createSchemaRegistry(schemaRegistryUrl()))).encode
     await fixture.startWorker()
   })
   afterAll(async () => {

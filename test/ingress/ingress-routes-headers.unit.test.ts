@@ -73,7 +73,8 @@ describe('ingress routes and answer headers (inject, stand-in publisher)', () =>
       expect(response.headers['content-type']).toBe(json)
       expect(response.json()).toEqual({
         error: 'not_found',
-        message: 'POST /webhooks/conversation-complete is the webhook route',
+        message:
+          'POST /webhooks/conversation-complete is the webhook route, POST /v1/traces the OTLP/HTTP trace receiver',
       })
     }
   })

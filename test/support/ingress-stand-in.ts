@@ -4,6 +4,8 @@ import { compileAvroWriter } from '../../core/event/avro-event-writer.ts'
 import { type EventCodec, wireEncoder, wireHeaderBytes } from '../../core/event/event-codec.ts'
 import { type AvroRecord, fromAvroRecord } from '../../core/event/event-record.ts'
 import { eventAvroSchema } from '../../core/event/event-schema.ts'
+import { type OtlpSpans, otlpSpansAvroSchema } from '../../core/otlp/otlp-spans.ts'
+import { type OtlpSpansCodec, otlpSpansWriter } from '../../core/otlp/otlp-spans-codec.ts'
 import type { PiiRedaction } from '../../core/privacy/pii/pii-settings.ts'
 import { createLogger } from '../../core/runtime/logger.ts'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
@@ -98,6 +100,15 @@ export const standInCodec: EventCodec = {
   decode: async (value) => eventType.fromBuffer(value.subarray(wireHeaderBytes)) as AvroRecord,
 }
 
+const otlpSpansType = avro.Type.forSchema(otlpSpansAvroSchema)
+/** The span codec as the registry would give, bound to standInOtlpSchemaId. */
+export const standInOtlpSchemaId = 4343
+export const standInOtlpCodec: OtlpSpansCodec = {
+  schemaId: standInOtlpSchemaId,
+  encode: wireEncoder<OtlpSpans>(standInOtlpSchemaId, otlpSpansWriter),
+  decode: async (value) => otlpSpansType.fromBuffer(value.subarray(wireHeaderBytes)) as OtlpSpans,
+}
+
 /** A published event message as the platform's payload and our ingestion metadata. */
 export async function decodePublished(message: OutgoingMessage) {
   return fromAvroRecord(await standInCodec.decode(message.value))
@@ -107,6 +118,8 @@ export interface StandInOptions {
   bodyLimitBytes?: number
   /** undefined: the schema is not registered yet. */
   codec?: EventCodec | undefined
+  /** undefined: the span schema is not registered yet. */
+  otlpCodec?: OtlpSpansCodec | undefined
   readiness?: () => Promise<{ ready: boolean; checks: Record<string, string> }>
   piiRedaction?: (source: string) => PiiRedaction | undefined
   logLevel?: string
@@ -120,6 +133,7 @@ export function buildStandInIngress(options: StandInOptions = {}) {
   const publisher = new StandInPublisher()
   const metricsRegistry = createMetricsRegistry('ingress')
   const codec = 'codec' in options ? options.codec : standInCodec
+  const otlpCodec = 'otlpCodec' in options ? options.otlpCodec : standInOtlpCodec
   const app = buildIngressApp({
     secrets: parseWebhookSecrets(`prod=${testSecrets.prod},staging=${testSecrets.staging}`),
     bodyLimitBytes: options.bodyLimitBytes ?? standInBodyLimitBytes,
@@ -129,6 +143,7 @@ export function buildStandInIngress(options: StandInOptions = {}) {
     metrics: createIngressMetrics(metricsRegistry),
     metricsRegistry,
     codec: () => codec,
+    otlpCodec: () => otlpCodec,
     publish: publisher.publish,
     readiness:
       options.readiness ??

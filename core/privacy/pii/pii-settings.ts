@@ -1,3 +1,5 @@
+import type { OtlpSpans } from '../../otlp/otlp-spans.ts'
+import { otlpRedactor } from './otlp-attribute-redaction.ts'
 import {
   describePiiPolicy,
   keepsEverything,
@@ -13,6 +15,8 @@ import { redactWebhookBody } from './pii-redaction.ts'
 export interface PiiRedaction {
   /** The body with this source's policy applied (pure). */
   redact: (body: unknown) => unknown
+  /** An OTLP span message with this source's policy applied to its attributes (pure). */
+  redactSpans: (message: OtlpSpans) => OtlpSpans
   /** The Kafka header va-pii-policy recording what was removed. */
   header: string
 }
@@ -45,6 +49,7 @@ export function piiRedactions(
     if (keepsEverything(policy)) continue
     bySource.set(source, {
       redact: (body) => redactWebhookBody(body, policy, key),
+      redactSpans: otlpRedactor(policy, key),
       header: describePiiPolicy(policy),
     })
   }

@@ -6,7 +6,7 @@ import type { AssemblySettings } from './assembly-settings.ts'
 // (a start, or a partition gained in a rebalance), without I/O: the messages before the committed
 // offset were all covered by an acknowledged emission or dead letter (the commit rule), so the
 // traces they make are already emitted; they are restored as such, so that a late span of one of
-// them reopens it as within one process life (docs/otlp.md §9.3, "Restart").
+// them reopens it as within one process life (docs/otlp.md §10.3, "Restart").
 // - The replay reads back `restoreMs` from the time of the last committed message.
 // - Within one process life, consecutive messages of one trace are at most idle + late window apart
 //   (after that its id is forgotten and a later span dead-lettered). So a trace whose first replayed
