@@ -132,6 +132,7 @@ export function livekitTrace(event: ConversationCompleteEvent, serviceName = 'vo
   let toolTurn: { turn: OtlpJsonSpan; llm: OtlpJsonSpan; calls: ContextItem[] } | undefined
   let afterTool = false
   let toolGeneration: string | undefined
+  let lastToolEnd = sessionStart
 
   const agentTurn = (item: HistoryItem | undefined, start: number, end: number) => {
     const generation = `speech_${rng.hex(12)}`
@@ -221,7 +222,8 @@ export function livekitTrace(event: ConversationCompleteEvent, serviceName = 'vo
       const ttfb = item.metrics?.tts_node_ttfb ?? 0.2
       const speechStart = started ?? created
       const speechEnd = stopped ?? speechStart + 1000
-      const turnStart = speechStart - (ttft + ttfb) * 1000
+      // the reply after a tool call starts once the tool returned (its LLM call needs the output)
+      const turnStart = Math.max(speechStart - (ttft + ttfb) * 1000, afterTool ? lastToolEnd + 1 : -Infinity)
       const made = agentTurn(item, turnStart, speechEnd)
       span('tts_node', made.turn, turnStart + made.ttft * 1000, speechEnd, [
         attribute('gen_ai.request.model', 'sonic-2'),
@@ -287,6 +289,7 @@ export function livekitTrace(event: ConversationCompleteEvent, serviceName = 'vo
         reply_required: true,
       })
       afterTool = true
+      lastToolEnd = Math.max(lastToolEnd, created)
       toolTurn = undefined
     }
   }
