@@ -544,7 +544,7 @@ describe('Dockerfile', () => {
 })
 
 describe('Prometheus and Grafana provisioning', () => {
-  it('Prometheus scrapes the ingress and the worker and loads its rules folder', () => {
+  it('Prometheus scrapes the ingress, the worker and the assembler and loads its rules folder', () => {
     const prometheus = parse(read('dashboards/prometheus/prometheus.yml')) as {
       rule_files: string[]
       scrape_configs: { job_name: string; metrics_path?: string; static_configs: { targets: string[] }[] }[]
@@ -552,7 +552,11 @@ describe('Prometheus and Grafana provisioning', () => {
     const config = loadConfig(environmentOf(compose.services.worker!))
     const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((s) => s.targets))
     expect(targets.sort()).toEqual(
-      [`ingress:${config.INGRESS_PORT}`, `worker:${config.WORKER_METRICS_PORT}`].sort(),
+      [
+        `ingress:${config.INGRESS_PORT}`,
+        `worker:${config.WORKER_METRICS_PORT}`,
+        `assembler:${config.ASSEMBLER_METRICS_PORT}`,
+      ].sort(),
     )
     expect(prometheus.rule_files).toEqual(['rules/*.yml'])
     const mounts = bindMounts(compose.services.prometheus!)

@@ -165,6 +165,65 @@ export function pipelineHealthDashboard() {
         promql('sum by (instance) (ingress_in_flight_requests)', '{{instance}}'),
       ]),
     )
+    .withRow(new RowBuilder('OpenTelemetry in (receiver and assembler)'))
+    .withPanel(
+      timeseries(
+        'OTLP spans by outcome',
+        'Spans per second on POST /v1/traces: accepted (in Kafka, answered 200), rejected (invalid ids: partial success), refused (answered 503; the exporter retries).',
+        [promql('sum by (outcome) (rate(ingress_otlp_spans_total[$__rate_interval]))', '{{outcome}}')],
+        { unit: 'reqps', stacked: true },
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Conversations assembled',
+        'Conversations the assembler produced per second, by mapping and why: root (the root span came), idle (no root within the idle time), cap (memory cap), late (a late span made a newer delivery).',
+        [
+          promql(
+            'sum by (mapping, reason) (rate(assembler_conversations_emitted_total[$__rate_interval]))',
+            '{{mapping}} {{reason}}',
+          ),
+        ],
+        { unit: 'reqps', stacked: true },
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Assembly: root span to Kafka',
+        "From a trace's root span arriving to its conversations acknowledged by Kafka (the root grace included; docs/otlp.md §10).",
+        quantiles('assembler_emit_latency_seconds', ''),
+        { unit: 's' },
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Traces and spans held',
+        'Traces open (gathering) and kept for late spans, and spans in memory (capped by ASSEMBLER_MAX_SPANS).',
+        [
+          promql('sum(assembler_traces_open)', 'open traces'),
+          promql('sum(assembler_traces_kept)', 'kept traces', 'B'),
+          promql('sum(assembler_spans_held)', 'spans', 'C'),
+        ],
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Late spans and dead letters',
+        'Late spans per interval (redelivered: a newer whole conversation; dead_lettered: after the late window) and messages dead-lettered, by reason.',
+        [
+          promql(
+            'sum by (outcome) (increase(assembler_late_spans_total[$__rate_interval]))',
+            'late {{outcome}}',
+          ),
+          promql(
+            'sum by (reason) (increase(assembler_dead_letters_total[$__rate_interval]))',
+            'dead letter {{reason}}',
+            'B',
+          ),
+        ],
+        { bars: true },
+      ),
+    )
     .withRow(new RowBuilder('Worker'))
     .withPanel(
       timeseries('Consumer lag', 'Messages behind the high watermark after the last commit, per topic.', [

@@ -18,6 +18,7 @@ import {
 } from './latency-by-choice.ts'
 import { histogramQuantile, mergedHistogram } from './latency-histogram.ts'
 import { latencyRollupRows } from './latency-rollup-rows.ts'
+import { conversationOrigins } from './origin-panel-sql.ts'
 import { stat, table, timeseries } from './panels.ts'
 import {
   conversationsCount,
@@ -179,6 +180,16 @@ export function voiceLatencyDashboard() {
         'Changes',
         "Each change of an agent's instructions in range (a version is the normalised System message, named by its commonest configuration fingerprint), with the figures of its calls before and after in range. `voice-analytics versions --agent` gives them over comparable windows with confidence intervals.",
         [tableSql(versionChangesTable)],
+      ),
+    )
+
+  dashboard
+    .withRow(new RowBuilder('Sources'))
+    .withPanel(
+      table(
+        'Where conversations come from',
+        "Conversations in range per source, by webhook or assembled from an open framework's OpenTelemetry spans (docs/otlp.md), with those assembled without their root span (their end and some turns may be missing), failed rooms and the median of the calls' median end-to-end latency.",
+        [tableSql(conversationOrigins)],
       ),
     )
 

@@ -1,6 +1,7 @@
 import { includeFlaggedDefault, includeFlaggedVariable } from '../../dashboards/src/clickhouse-filters.ts'
 import { campaignCostsTable, totalCost } from '../../dashboards/src/cost-panel-sql.ts'
 import { expandPanelSql } from '../../dashboards/src/grafana-macros.ts'
+import { conversationOrigins } from '../../dashboards/src/origin-panel-sql.ts'
 import { sql } from '../../dashboards/src/panel-sql.ts'
 import { qualityPerAgent } from '../../dashboards/src/quality-panel-sql.ts'
 import {
@@ -75,6 +76,12 @@ export const overviewQueries = {
     kind: 'table',
     unit: 'each change of instructions, figures of the calls before and after it in the last day; voice-analytics versions gives intervals',
     rawSql: versionChangesTable,
+  },
+  sources: {
+    title: 'Where conversations come from',
+    kind: 'table',
+    unit: 'per source: webhook, or assembled from OpenTelemetry spans of an open framework (LiveKit Agents, Pipecat); ms',
+    rawSql: conversationOrigins,
   },
   'slowest-turns': {
     title: 'Slowest turns, with what was said',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as cost from '../../dashboards/src/cost-panel-sql.ts'
+import * as origins from '../../dashboards/src/origin-panel-sql.ts'
 import * as quality from '../../dashboards/src/quality-panel-sql.ts'
 import * as shared from '../../dashboards/src/shared-panel-sql.ts'
 import * as versions from '../../dashboards/src/version-changes-sql.ts'
@@ -13,13 +14,14 @@ import {
 const now = new Date('2026-11-23T12:00:00Z')
 
 describe('overview queries', () => {
-  it('are the dashboards’ own SQL (shared-, cost-, quality-panel-sql.ts and version-changes-sql.ts), not copies', () => {
+  it('are the dashboards’ own SQL (shared-, cost-, quality-, origin-panel-sql.ts and version-changes-sql.ts), not copies', () => {
     const sharedTexts = new Set<string>(
       [
         ...Object.values(shared),
         ...Object.values(cost),
         ...Object.values(quality),
         ...Object.values(versions),
+        ...Object.values(origins),
       ].flatMap((value) =>
         typeof value === 'function'
           ? [(value as (metric: string) => string)('e2e_latency')]

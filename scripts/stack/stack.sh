@@ -11,7 +11,7 @@
 # alertmanager (on request: `./run dev` starts them).
 # Settings (environment): KAFKA_PORT 9092, KAFKA_CONTROLLER_PORT 9093, REGISTRY_PORT 8081,
 # KEYCLOAK_PORT 8180, PROMETHEUS_PORT 9090, ALERTMANAGER_PORT 9095 (9093 is Kafka's controller),
-# INGRESS_PORT 8080 and WORKER_METRICS_PORT 9464 (what Prometheus scrapes), ALERT_* (receivers,
+# INGRESS_PORT 8080, WORKER_METRICS_PORT 9464 and ASSEMBLER_METRICS_PORT 9466 (what Prometheus scrapes), ALERT_* (receivers,
 # docs/alerting.md), KAFKA_VERSION 3.9.1, APICURIO_VERSION 3.0.9, KEYCLOAK_VERSION 26.7.3,
 # VA_CACHE_DIR (downloads, default ~/.cache/voice-analytics), VA_STACK_DIR (pids, logs, data;
 # default <repo>/.stack). After `up`, $VA_STACK_DIR/stack.env holds the URLs for the tests.
@@ -31,6 +31,7 @@ PROMETHEUS_PORT="${PROMETHEUS_PORT:-9090}"
 ALERTMANAGER_PORT="${ALERTMANAGER_PORT:-9095}"
 INGRESS_PORT="${INGRESS_PORT:-8080}"
 WORKER_METRICS_PORT="${WORKER_METRICS_PORT:-9464}"
+ASSEMBLER_METRICS_PORT="${ASSEMBLER_METRICS_PORT:-9466}"
 KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
 # 3.0.x runs on Java 17; 3.1+ needs Java 21 (set REGISTRY_JAVA to a java 21+ binary for those).
 APICURIO_VERSION="${APICURIO_VERSION:-3.0.9}"
@@ -223,7 +224,7 @@ start_keycloak() {
 
 start_prometheus() {
   # The compose config's settings (15 s scrape and evaluation: the shipped defaults) and the
-  # repository's rules, scraping the ingress and worker of `./run dev` on this machine.
+  # repository's rules, scraping the ingress, worker and assembler of `./run dev` on this machine.
   local dir="$state/prometheus"
   mkdir -p "$dir/data"
   cat >"$dir/prometheus.yml" <<EOF
@@ -244,6 +245,9 @@ scrape_configs:
   - job_name: worker
     static_configs:
       - targets: ["127.0.0.1:$WORKER_METRICS_PORT"]
+  - job_name: assembler
+    static_configs:
+      - targets: ["127.0.0.1:$ASSEMBLER_METRICS_PORT"]
 EOF
   launch prometheus "$(binary_of prometheus)" --config.file="$dir/prometheus.yml" \
     --storage.tsdb.path="$dir/data" --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" --web.enable-lifecycle

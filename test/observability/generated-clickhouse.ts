@@ -4,13 +4,17 @@ import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { type ClickHouseClient, createClickHouse } from '../../core/clickhouse/clickhouse.ts'
 import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
-import { toAvroRecord } from '../../core/event/event-record.ts'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
+import { type AvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
+import { exportRequests, livekitTrace } from '../../generator/livekit-trace.ts'
+import { assembleTrace } from '../../services/assembler/mapping/assemble-trace.ts'
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import type { ConversationRow, TableRows } from '../../services/worker/transform/table-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
+import { otlpSpansOf } from '../support/otlp-fixture.ts'
 
 // The real schema (the migrations) filled the way the worker fills it (its transform and its
 // insert), with generated conversations over the hours before `now`; some delivered twice, as
@@ -36,6 +40,26 @@ export interface GenerateSettings {
   seed: number
   /** Every n-th conversation gets impossible metrics (flagged items); 0: none. */
   flaggedEvery?: number
+  /**
+   * Every n-th other conversation arrives as LiveKit Agents would trace it (source `livekit`): its
+   * spans assembled by the assembler's mapping (generator/livekit-trace.ts); 0: none.
+   */
+  otlpEvery?: number
+}
+
+/** A generated conversation as the assembler makes it of the spans LiveKit Agents would export. */
+function assembledFromSpans(event: ConversationCompleteEvent, receivedAt: number): AvroRecord {
+  const trace = livekitTrace(event, 'generated-agent')
+  const messages = exportRequests(trace).flatMap((request) => otlpSpansOf(request, 'livekit', receivedAt))
+  const assembled = assembleTrace({
+    traceId: trace.traceId,
+    source: 'livekit',
+    resourceAttributes: messages[0]!.resource_attributes,
+    spans: messages.flatMap((message) => message.spans),
+  })
+  const [conversation] = assembled?.conversations ?? []
+  if (!conversation) throw new Error(`no conversation assembled of ${event.data.session_id}`)
+  return { ...conversation.record, source: 'livekit', received_at: receivedAt }
 }
 
 export async function fillWithGeneratedConversations(
@@ -65,6 +89,7 @@ export async function fillWithGeneratedConversations(
     })),
   })
   const every = settings.flaggedEvery ?? 0
+  const otlpEvery = settings.otlpEvery ?? 0
   let flagged = 0
   const events = generatedEvents.map((event, index) => {
     if (every === 0 || index % every !== 0) return event
@@ -78,8 +103,13 @@ export async function fillWithGeneratedConversations(
   })
   const deliveries = [...events, ...events.slice(0, settings.redelivered)].map((event, index) => {
     const receivedAt = now.getTime() - 1000 + (index >= events.length ? 500 : 0)
-    const source = (index % events.length) % 5 === 0 ? 'staging' : 'prod'
-    const record = toAvroRecord(event, { source, receivedAt })
+    const position = index % events.length
+    const source = position % 5 === 0 ? 'staging' : 'prod'
+    // not one given impossible metrics: those are the webhook's kind of fault
+    const viaSpans = otlpEvery > 0 && position % otlpEvery === 1 && (every === 0 || position % every !== 0)
+    const record = viaSpans
+      ? assembledFromSpans(event, receivedAt)
+      : toAvroRecord(event, { source, receivedAt })
     return {
       rows: conversationRows(record, {
         topic: 'generated',

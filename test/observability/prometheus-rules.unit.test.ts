@@ -165,7 +165,7 @@ describe('PromQL of the dashboards and rules', () => {
     expect(promtool(['check', 'rules', file]).status).not.toBe(0)
   })
 
-  it('reads only names the ingress or the worker expose, Prometheus makes, or a rule records', async () => {
+  it('reads only names the ingress, the worker or the assembler expose, Prometheus makes, or a rule records', async () => {
     const known = new Set([...(await exposedMetricNames()), ...prometheusSeries, ...recorded])
     expect(known).toContain('voice_failed_rooms_total')
     expect(known).toContain('ingress_publish_duration_seconds_bucket')

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client'
 import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
+import { createAssemblerMetrics } from '../../services/assembler/assembler-metrics.ts'
 import { createIngressMetrics } from '../../services/ingress/ingress-metrics.ts'
 import { createDomainMetrics } from '../../services/worker/observe/domain-metrics.ts'
 import { createWorkerMetrics } from '../../services/worker/observe/worker-metrics.ts'
@@ -42,6 +43,7 @@ export async function exposedMetricNames(): Promise<Set<string>> {
   const registry: Registry = createMetricsRegistry('check')
   createIngressMetrics(registry)
   createWorkerMetrics(registry)
+  createAssemblerMetrics(registry)
   createDomainMetrics(registry, { agentAllowlist: [], agentLimit: 1, valueLimit: 1, liveWindowMs: 1 })
   const names = new Set<string>()
   for (const metric of await registry.getMetricsAsJSON()) {

@@ -54,7 +54,13 @@ describe('the overview page (issue #14)', () => {
   beforeAll(async () => {
     // The data directory's owner, as the worker in `./run dev`; the endpoint opens sessions on it.
     owner = embeddedClickHouse(dataDir)
-    await fillWithGeneratedConversations(owner, { count: 400, hours: 12, redelivered: 20, seed: 14 })
+    await fillWithGeneratedConversations(owner, {
+      count: 400,
+      hours: 12,
+      redelivered: 20,
+      seed: 14,
+      otlpEvery: 7,
+    })
     endpoint = await startSqlEndpoint(() => embeddedClickHouse(dataDir), 0, token)
     port = Number(new URL(endpoint.url).port)
   }, 240_000)
@@ -126,6 +132,10 @@ describe('the overview page (issue #14)', () => {
       cells.map((cell) => cell.textContent ?? ''),
     )
     expect(said.some((text) => text.trim().length > 0)).toBe(true)
+    // Conversations from both ways in: the webhook and LiveKit-shaped OpenTelemetry spans (#34).
+    const sources = await page.$eval('[data-query="sources"]', (table) => table.textContent ?? '')
+    expect(sources).toContain('webhook')
+    expect(sources).toContain('OpenTelemetry: livekit-agents')
     const conversations = await page.$eval(
       '[data-query="conversations"] .value',
       (value) => value.textContent,
