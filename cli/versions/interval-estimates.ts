@@ -16,7 +16,10 @@ import { percentileOfSorted } from '../../services/worker/transform/latency-perc
 // - a mean or a ratio of sums (cost per call, barge-ins per agent turn): the percentile bootstrap
 //   over calls, seeded, so the same data give the same interval. These figures have no exact
 //   distribution-free interval, and cost is skewed, which the bootstrap follows where a t interval
-//   would not.
+//   would not. With many calls (more than normalAbove) the sampling distribution of a mean or
+//   ratio is normal to well within the bootstrap's own noise (central limit theorem), and the
+//   delta-method interval is used: the same coverage in one pass instead of a thousand (at 1M
+//   conversations a month, one busy agent's 7-day windows hold 100,000 calls: 1 s of resampling).
 // Coverage of each is checked by simulation in the unit test.
 
 export interface Estimate {
@@ -84,13 +87,37 @@ function binomialCdf(n: number, p: number): number[] {
 export interface BootstrapSettings {
   resamples: number
   seed: number
+  /** More calls than this: the delta-method (normal) interval instead of the bootstrap. */
+  normalAbove: number
 }
-export const defaultBootstrap: BootstrapSettings = { resamples: 1000, seed: 32 }
+export const defaultBootstrap: BootstrapSettings = { resamples: 1000, seed: 32, normalAbove: 5000 }
+
+/**
+ * The delta-method interval of sum(N) / sum(D): its standard error is the standard deviation of the
+ * calls' residuals N − R·D over sqrt(n) and the mean denominator.
+ */
+function normalRatioInterval(
+  numerators: readonly number[],
+  denominators: readonly number[],
+  ratio: number,
+): { low: number; high: number } {
+  const n = numerators.length
+  let residualSquares = 0
+  let denominatorSum = 0
+  for (let index = 0; index < n; index++) {
+    const residual = numerators[index]! - ratio * denominators[index]!
+    residualSquares += residual * residual
+    denominatorSum += denominators[index]!
+  }
+  const meanDenominator = denominatorSum / n
+  const standardError = Math.sqrt(residualSquares / (n - 1) / n) / meanDenominator
+  return { low: ratio - z * standardError, high: ratio + z * standardError }
+}
 
 /**
  * sum(numerators) / sum(denominators) over the calls (with denominators of 1: the mean) and its
- * percentile-bootstrap interval, the calls resampled with replacement. No value when the
- * denominators sum to 0.
+ * percentile-bootstrap interval, the calls resampled with replacement (the delta-method interval
+ * above normalAbove calls). No value when the denominators sum to 0.
  */
 export function ratioEstimate(
   numerators: readonly number[],
@@ -101,6 +128,7 @@ export function ratioEstimate(
   const ratio = (sumN: number, sumD: number) => (sumD === 0 ? null : sumN / sumD)
   const value = ratio(sum(numerators), sum(denominators))
   if (n === 0 || value === null) return { value, low: null, high: null, n }
+  if (n > settings.normalAbove) return { value, ...normalRatioInterval(numerators, denominators, value), n }
   const random = createRandom(settings.seed)
   const ratios: number[] = []
   for (let resample = 0; resample < settings.resamples; resample++) {

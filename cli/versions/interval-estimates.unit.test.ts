@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createRandom } from '../../generator/random.ts'
 import {
   comparison,
+  defaultBootstrap,
   meanEstimate,
   proportionEstimate,
   quantileEstimate,
@@ -103,10 +104,40 @@ describe('ratioEstimate and meanEstimate (bootstrap)', () => {
     const runs = 400
     for (let run = 0; run < runs; run++) {
       const costs = Array.from({ length: 120 }, () => random.logNormal(0.2, 0.6))
-      if (covers(meanEstimate(costs, { resamples: 400, seed: run }), truth)) covered++
+      if (covers(meanEstimate(costs, { ...defaultBootstrap, resamples: 400, seed: run }), truth)) covered++
     }
     expect(covered / runs).toBeGreaterThan(0.9)
     expect(covered / runs).toBeLessThan(0.985)
+  })
+})
+
+describe('ratioEstimate with many calls (delta method)', () => {
+  it('agrees with the bootstrap where both apply', () => {
+    const random = createRandom(77)
+    const turns = Array.from({ length: 6000 }, () => 4 + Math.floor(random.next() * 30))
+    const bargeIns = turns.map((count) => Math.floor(random.next() * count * 0.12))
+    const normal = ratioEstimate(bargeIns, turns)
+    const bootstrap = ratioEstimate(bargeIns, turns, {
+      ...defaultBootstrap,
+      normalAbove: Number.POSITIVE_INFINITY,
+    })
+    expect(normal.value).toBe(bootstrap.value)
+    const width = bootstrap.high! - bootstrap.low!
+    expect(Math.abs(normal.low! - bootstrap.low!)).toBeLessThan(width * 0.1)
+    expect(Math.abs(normal.high! - bootstrap.high!)).toBeLessThan(width * 0.1)
+  })
+
+  it('covers the true mean of a skewed cost about 95 % of the time', () => {
+    const random = createRandom(4103)
+    const truth = 0.2 * Math.exp(0.5 * 0.9 * 0.9)
+    let covered = 0
+    const runs = 400
+    for (let run = 0; run < runs; run++) {
+      const costs = Array.from({ length: 6000 }, () => random.logNormal(0.2, 0.9))
+      if (covers(meanEstimate(costs), truth)) covered++
+    }
+    expect(covered / runs).toBeGreaterThan(0.92)
+    expect(covered / runs).toBeLessThan(0.98)
   })
 })
 
