@@ -74,6 +74,7 @@ async function startDevPipeline(logger: Logger): Promise<() => Promise<void>> {
       localWebhookToken: madeUp ? firstSecret.secret : undefined,
       webhookSource: firstSecret.source,
       workerMetricsUrl: worker.metricsUrl,
+      assemblerMetricsUrl: assembler.metricsUrl,
       database: config.CLICKHOUSE_DATABASE,
       // The address it listens on: `localhost` may resolve to ::1 first, where nothing listens.
       overviewUrl: sql ? `${sql.url}/` : undefined,

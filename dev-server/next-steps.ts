@@ -14,6 +14,7 @@ export interface NextSteps {
   /** The source name of the configured secret, for the placeholder in the URL. */
   webhookSource: string
   workerMetricsUrl: string | undefined
+  assemblerMetricsUrl: string | undefined
   database: string
   /** The overview page of the local SQL endpoint; undefined with an external ClickHouse (no endpoint). */
   overviewUrl: string | undefined
@@ -33,17 +34,18 @@ export function renderNextSteps(steps: NextSteps): string {
     : `<the ${steps.webhookSource} secret of WEBHOOK_SECRETS>`
   const lines = [
     '',
-    'voice-analytics is running: ingress, worker, ClickHouse. In another terminal, in',
+    'voice-analytics is running: ingress, assembler, worker, ClickHouse. In another terminal, in',
     `${steps.repoDir}:`,
     '',
     `  webhook URL  ${ingress}/webhooks/conversation-complete?token=${token}`,
+    `  OTLP traces  ${ingress}/v1/traces?token=${token}    (LiveKit Agents, Pipecat: docs/otlp.md §9.2)`,
     `  send         ./run send --fixture full${url}`,
     `               ./run send --generate 200${url}    (synthetic conversations of the last day)`,
     `  query        ./run query "${exampleQuery(steps.database)}"`,
     ...(steps.overviewUrl
       ? [`  overview     ${steps.overviewUrl} (latency, failed rooms, campaigns, tests; in a browser)`]
       : []),
-    `  metrics      ${ingress}/metrics (ingress)${steps.workerMetricsUrl ? `, ${steps.workerMetricsUrl}/metrics (worker)` : ''}`,
+    `  metrics      ${ingress}/metrics (ingress)${steps.workerMetricsUrl ? `, ${steps.workerMetricsUrl}/metrics (worker)` : ''}${steps.assemblerMetricsUrl ? `, ${steps.assemblerMetricsUrl}/metrics (assembler)` : ''}`,
     ...(steps.prometheusUrl && steps.alertmanagerUrl
       ? [
           `  alerts       ${steps.alertmanagerUrl} (Alertmanager; receivers from ALERT_*, docs/alerting.md), ${steps.prometheusUrl} (Prometheus)`,

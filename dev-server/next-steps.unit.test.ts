@@ -8,6 +8,7 @@ const steps = {
   localWebhookToken: 'made-up+secret/1',
   webhookSource: 'local',
   workerMetricsUrl: 'http://127.0.0.1:9464',
+  assemblerMetricsUrl: 'http://127.0.0.1:9466',
   database: 'voice_analytics',
   overviewUrl: 'http://127.0.0.1:8124/',
   prometheusUrl: 'http://127.0.0.1:9090',
@@ -22,7 +23,12 @@ describe('renderNextSteps', () => {
     )
     expect(text).toMatch(/^ {2}send {9}\.\/run send --fixture full$/m)
     expect(text).toContain(`./run query "${exampleQuery('voice_analytics')}"`)
-    expect(text).toContain('http://localhost:8080/metrics (ingress), http://127.0.0.1:9464/metrics (worker)')
+    expect(text).toContain(
+      'http://localhost:8080/metrics (ingress), http://127.0.0.1:9464/metrics (worker), http://127.0.0.1:9466/metrics (assembler)',
+    )
+    expect(text).toMatch(
+      /^ {2}OTLP traces {2}http:\/\/localhost:8080\/v1\/traces\?token=made-up%2Bsecret%2F1 /m,
+    )
     expect(text).toContain('http://localhost:3000')
     expect(text).toContain('/home/me/voice-analytics')
     expect(text).toMatch(/^ {2}overview {5}http:\/\/127\.0\.0\.1:8124\/ \(latency/m)
