@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { localStateDir, readLocalSecret } from '../../core/secrets/local-secret.ts'
 import { parseWebhookSecrets } from '../../core/secrets/webhook-secrets.ts'
 import { loadConfig } from '../../core/settings/env.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
 import { movedToLastDay } from '../send/fixture-dates.ts'
 import { generatedSpan } from '../send/generated-span.ts'
+import { otlpBodies } from '../send/otlp-bodies.ts'
 import { sendWebhooks } from '../send/webhook-sender.ts'
 
-// `voice-analytics send`: posts fixture files or generated conversations to an ingress.
+// `voice-analytics send`: posts fixture files or generated conversations to an ingress, as webhooks
+// or (--as-otlp) as the OpenTelemetry traces LiveKit Agents would export for them.
 // The token comes from --token, from WEBHOOK_SECRETS (by --source), else from the secret that
 // `npm run dev` made up and keeps in the state directory (so its printed command works as is);
 // it is never printed.
@@ -52,6 +55,7 @@ interface SendFlags {
   historyItems: string
   concurrency: string
   rate: string
+  asOtlp?: boolean
 }
 
 export function registerSendCommand(program: Command): void {
@@ -78,6 +82,10 @@ export function registerSendCommand(program: Command): void {
     .option('--history-items <n>', 'history items per generated conversation', '40')
     .option('--concurrency <n>', 'requests in flight', '8')
     .option('--rate <perSecond>', 'events per second at most (0 = no limit)', '0')
+    .option(
+      '--as-otlp',
+      'send each conversation as LiveKit Agents 1.7 would trace it: OTLP/HTTP JSON export requests to /v1/traces (docs/otlp.md)',
+    )
     .action(async (flags: SendFlags) => {
       const now = Date.now()
       const fixtures = flags.fixture
@@ -97,12 +105,18 @@ export function registerSendCommand(program: Command): void {
           }),
         )
       if (events.length === 0) throw new Error('nothing to send: give --file, --fixture or --generate')
-      const base = flags.url ?? `http://localhost:${loadConfig().INGRESS_PORT}`
-      const url = `${base.replace(/\/$/, '')}/webhooks/conversation-complete?token=${encodeURIComponent(flags.token ?? (await webhookToken(flags.source)))}`
-      const summary = await sendWebhooks(
-        events.map((event) => JSON.stringify(event)),
-        { url, concurrency: Number(flags.concurrency), ratePerSecond: Number(flags.rate) },
-      )
+      const base = (flags.url ?? `http://localhost:${loadConfig().INGRESS_PORT}`).replace(/\/$/, '')
+      const token = encodeURIComponent(flags.token ?? (await webhookToken(flags.source)))
+      const url = `${base}/webhooks/conversation-complete?token=${token}`
+      const bodies = flags.asOtlp
+        ? otlpBodies(events as ConversationCompleteEvent[], `${base}/v1/traces?token=${token}`)
+        : events.map((event) => JSON.stringify(event))
+      const summary = await sendWebhooks(bodies, {
+        url,
+        concurrency: Number(flags.concurrency),
+        ratePerSecond: Number(flags.rate),
+      })
+      if (flags.asOtlp) console.log(`${events.length} conversations as ${bodies.length} OTLP export requests`)
       const statuses = Object.entries(summary.byStatus)
         .map(([status, count]) => `${status}: ${count}`)
         .join(', ')
@@ -110,6 +124,7 @@ export function registerSendCommand(program: Command): void {
         `sent ${summary.sent} in ${summary.seconds.toFixed(2)} s (${(summary.sent / summary.seconds).toFixed(0)}/s) — ${statuses}`,
       )
       for (const error of summary.firstErrors) console.error(`  ${error}`)
-      if (Object.keys(summary.byStatus).some((status) => status !== '202')) process.exitCode = 1
+      const accepted = flags.asOtlp ? '200' : '202'
+      if (Object.keys(summary.byStatus).some((status) => status !== accepted)) process.exitCode = 1
     })
 }

@@ -1,6 +1,8 @@
 // Posts conversations to an ingress with bounded concurrency (and optionally a rate), and
-// tallies the answers. Used by `voice-analytics send` for demos and manual checks.
+// tallies the answers. Used by `voice-analytics send` for demos and manual checks: JSON webhooks,
+// or OTLP/HTTP JSON export requests (each body says where it goes).
 export interface SendOptions {
+  /** Where a body without a URL of its own goes. */
   url: string
   concurrency: number
   /** Events per second at most; 0 = as fast as the concurrency allows. */
@@ -15,7 +17,10 @@ export interface SendSummary {
   firstErrors: string[]
 }
 
-export async function sendWebhooks(bodies: readonly string[], options: SendOptions): Promise<SendSummary> {
+/** A body, or a body with the URL it goes to. */
+export type Outgoing = string | { url: string; body: string }
+
+export async function sendWebhooks(bodies: readonly Outgoing[], options: SendOptions): Promise<SendSummary> {
   const summary: SendSummary = { sent: 0, byStatus: {}, seconds: 0, firstErrors: [] }
   const started = performance.now()
   let next = 0
@@ -29,10 +34,11 @@ export async function sendWebhooks(bodies: readonly string[], options: SendOptio
       }
       let status: string
       try {
-        const response = await fetch(options.url, {
+        const outgoing = bodies[index]!
+        const response = await fetch(typeof outgoing === 'string' ? options.url : outgoing.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: bodies[index],
+          body: typeof outgoing === 'string' ? outgoing : outgoing.body,
         })
         status = String(response.status)
         const text = await response.text()
