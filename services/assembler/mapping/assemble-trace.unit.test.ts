@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryItem } from '../../../core/event/conversation-complete.types.ts'
 import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
+import { otlpRedactor } from '../../../core/privacy/pii/otlp-attribute-redaction.ts'
+import { parsePiiPolicy } from '../../../core/privacy/pii/pii-policy.ts'
 import {
   livekitFixtureFile,
   pipecatFixtureFile,
@@ -213,6 +215,49 @@ describe('edge cases', () => {
     expect(replies.every((item) => item.content === null)).toBe(true)
     expect(replies[1]!.metrics!.e2e_latency).toBe(0.718268871307373)
     expect(data.history.find((item) => item.kind === 'FunctionCall')!.tool_arguments_json).toBeNull()
+  })
+
+  it("a Pipecat trace under the receiver's content=drop policy keeps each reply with its latencies", () => {
+    // The receiver removes output, input, transcript, text and the instructions (docs/otlp.md §9.3):
+    // a reply is then known by the tts span that synthesized it, as a LiveKit one by its agent_speaking.
+    const redact = otlpRedactor(parsePiiPolicy('staging:content=drop,tools=drop').get('staging')!, undefined)
+    const redacted = redact(pipecat)
+    expect(redacted.spans.some((span) => span.attributes.some((a) => a.key === 'output'))).toBe(false)
+    const { data } = only(inputOf(redacted))
+    const replies = messages(data.history, 'Assistant')
+    expect(replies).toHaveLength(5)
+    expect(replies.every((item) => item.content === null)).toBe(true)
+    expect(replies.map((item) => item.metrics!.llm_node_ttft)).toEqual(
+      messages(only(inputOf(pipecat)).data.history, 'Assistant').map((item) => item.metrics!.llm_node_ttft),
+    )
+    expect(replies[1]!.metrics).toMatchObject({
+      e2e_latency: 1.0932109355926514,
+      tts_node_ttfb: 0.1813971996307373,
+    })
+    expect(replies[3]!.interrupted).toBe(true)
+    expect(messages(data.history, 'User').map((item) => item.metrics!.transcription_delay)).toEqual([
+      0.3259420394897461, 0.329024076461792, 0.32218384742736816,
+    ])
+    // The tool call was only in llm.input: gone with it.
+    expect(data.history.some((item) => item.kind === 'FunctionCall')).toBe(false)
+  })
+
+  it('a Pipecat llm span that only asked for a tool (no output, no tts) is no reply', () => {
+    const spans = pipecat.spans.map((span) =>
+      span.span_id === 'f3216c4a2533a3ca' // turn 2's first llm, whose tts (0b0d7a96f0005e47) goes too
+        ? { ...span, attributes: span.attributes.filter((a) => a.key !== 'output') }
+        : span,
+    )
+    const { data } = only(
+      inputOf(
+        pipecat,
+        spans.filter((span) => span.span_id !== '0b0d7a96f0005e47'),
+      ),
+    )
+    const replies = messages(data.history, 'Assistant')
+    expect(replies.map((item) => item.content)).not.toContain('Let me check that for you.')
+    expect(replies).toHaveLength(4)
+    expect(data.history.filter((item) => item.kind === 'FunctionCall')).toHaveLength(1)
   })
 
   it('missing attributes read as absent, not as zero', () => {
