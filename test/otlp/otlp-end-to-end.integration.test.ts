@@ -10,6 +10,17 @@ import { traceSessionId } from '../../services/assembler/mapping/session-id.ts'
 import { testSecrets } from '../support/ingress-test-server.ts'
 import { exportWithJs, type FixtureRequest, readableSpans, readFixture } from '../support/otlp-js-exporter.ts'
 import { type OtlpPipeline, otlpPython, startOtlpPipeline, storedOrigin } from '../support/otlp-pipeline.ts'
+import {
+  attribute,
+  expectLiveKitItems,
+  expectLiveKitToolCalls,
+  expectPipecatItems,
+  named,
+  type Span,
+  seconds,
+  spansOf,
+  stored,
+} from '../support/otlp-span-expectations.ts'
 
 // Issue 34's "Done means", end to end: the LiveKit and the Pipecat conversations (the frameworks'
 // real span trees, test/fixtures/otlp/) sent by the real OpenTelemetry exporters — the JS SDK's
@@ -22,19 +33,21 @@ import { type OtlpPipeline, otlpPython, startOtlpPipeline, storedOrigin } from '
 const run = promisify(execFile)
 const sendFixture = fileURLToPath(new URL('./clients/send_fixture.py', import.meta.url))
 
-type Span = FixtureRequest['resourceSpans'][number]['scopeSpans'][number]['spans'][number]
-const spansOf = (request: FixtureRequest) =>
-  request.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans))
-const attribute = (span: Span, key: string) => {
-  const value = span.attributes?.find((entry) => entry.key === key)?.value
-  return value?.stringValue ?? value?.doubleValue ?? value?.boolValue ?? value?.intValue
-}
-const micros = (nanos: string) => Number(BigInt(nanos) / 1000n)
-/** A span time as ClickHouse's DateTime64(3) reads back in JSON ('YYYY-MM-DD hh:mm:ss.mmm', UTC). */
-const stored = (nanos: string) =>
-  new Date(Math.floor(micros(nanos) / 1000)).toISOString().replace('T', ' ').slice(0, 23)
-/** A measured value as the worker stores it: to Float32's precision (migration 0016), or NULL. */
-const measured = (value: number | undefined) => (value === undefined ? null : Math.fround(value))
+/** The measured values and speaking times of a conversation's messages (not its texts). */
+const measuredOf = (rows: Record<string, unknown>[]) =>
+  rows
+    .filter((item) => item.kind === 'Message' && item.role !== 'System')
+    .map((item) => ({
+      role: item.role,
+      e2e_latency: item.e2e_latency,
+      llm_node_ttft: item.llm_node_ttft,
+      tts_node_ttfb: item.tts_node_ttfb,
+      transcription_delay: item.transcription_delay,
+      end_of_turn_delay: item.end_of_turn_delay,
+      started_speaking_at: item.started_speaking_at,
+      stopped_speaking_at: item.stopped_speaking_at,
+      interrupted: item.interrupted,
+    }))
 /** What a whole conversation of the prod source stores: its agent, its root span's start, its origin. */
 const prodConversation = (agent: string, root: Span, origin: ReturnType<typeof storedOrigin>) => ({
   source: 'prod',
@@ -62,7 +75,6 @@ const theToolCall = {
   tool_arguments_json: '{"location": "Tokyo"}',
   tool_output: 'The weather in Tokyo is sunny today, 24 degrees.',
 }
-const seconds = (span: Span) => (micros(span.endTimeUnixNano) - micros(span.startTimeUnixNano)) / 1e6
 
 /**
  * A fixture sent again as another conversation: a new trace id on every span (the ids of one run
@@ -89,9 +101,6 @@ function asNewTrace(
 const livekit = readFixture('livekit-1.x-conversation')
 const pipecat = readFixture('pipecat-conversation')
 const pipecatConversationId = 'c2b1e7a4-5d0f-4f3e-9a51-0d6c2f8e1b37'
-const named = (request: FixtureRequest, name: string) => spansOf(request).filter((span) => span.name === name)
-const stt = named(pipecat, 'stt')
-const llm = named(pipecat, 'llm')
 
 describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> worker -> ClickHouse', () => {
   let pipeline: OtlpPipeline
@@ -148,10 +157,6 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
 
   describe('LiveKit Agents 1.7 (JS protobuf exporter)', () => {
     const session = named(livekit, 'agent_session')[0]!
-    const userTurns = named(livekit, 'user_turn')
-    const agentTurns = named(livekit, 'agent_turn')
-    const childOf = (parent: Span, name: string) =>
-      spansOf(livekit).find((span) => span.parentSpanId === parent.spanId && span.name === name)
 
     it('is one conversation of the agent, with its duration, counts and origin', () => {
       const row = conversations.get(sessions.livekit)!
@@ -188,38 +193,12 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
       ])
       expect(items[1]!.tools_added).toEqual(['get_weather'])
 
-      // User messages: user_turn's delays, user_speaking's start and end.
+      expectLiveKitItems(items, livekit)
       const users = items.filter((item) => item.role === 'User')
-      users.forEach((item, index) => {
-        const turn = userTurns[index]!
-        const speaking = childOf(turn, 'user_speaking')!
-        expect(item.transcription_delay).toBe(measured(attribute(turn, 'lk.transcription_delay') as number))
-        expect(item.end_of_turn_delay).toBe(measured(attribute(turn, 'lk.end_of_turn_delay') as number))
-        expect(item.transcript_confidence).toBeNull() // 0.0 from a stand-in STT: none (docs/otlp.md §10.4, 7)
-        expect(item.started_speaking_at).toBe(stored(speaking.startTimeUnixNano))
-        expect(item.stopped_speaking_at).toBe(stored(speaking.endTimeUnixNano))
-        expect(item.interrupted).toBe(false)
-      })
+      for (const user of users) expect(user.transcript_confidence).toBeNull() // 0.0 from a stand-in STT: none (§10.4, 7)
       expect(users[0]).toMatchObject({ transcription_delay: expect.closeTo(0.20035, 5) })
       expect(users[0]).toMatchObject({ end_of_turn_delay: expect.closeTo(0.51313, 5) })
-
-      // Assistant messages: agent_turn's e2e latency and interruption, llm_node's TTFT, tts_node's TTFB.
       const replies = items.filter((item) => item.role === 'Assistant' && item.kind === 'Message')
-      expect(replies).toHaveLength(agentTurns.length)
-      replies.forEach((item, index) => {
-        const turn = agentTurns[index]!
-        const speaking = childOf(turn, 'agent_speaking')!
-        expect(item.e2e_latency).toBe(measured(attribute(turn, 'lk.e2e_latency') as number | undefined))
-        expect(item.llm_node_ttft).toBe(
-          measured(attribute(childOf(turn, 'llm_node')!, 'lk.response.ttft') as number),
-        )
-        expect(item.tts_node_ttfb).toBe(
-          measured(attribute(childOf(turn, 'tts_node')!, 'lk.response.ttfb') as number),
-        )
-        expect(item.started_speaking_at).toBe(stored(speaking.startTimeUnixNano))
-        expect(item.stopped_speaking_at).toBe(stored(speaking.endTimeUnixNano))
-        expect(item.interrupted).toBe(attribute(turn, 'lk.interrupted'))
-      })
       const [greeting, checking, afterTool, story] = replies
       expect(greeting!.e2e_latency).toBeNull() // no user turn before it
       expect(checking).toMatchObject({ e2e_latency: expect.closeTo(0.71827, 5) })
@@ -231,14 +210,10 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
 
     it('stores the tool call with its name, arguments and output, and no handoff', async () => {
       const tool = named(livekit, 'function_tool')[0]!
-      const [call, ...more] = await pipeline.rows('tool_calls', sessions.livekit)
-      expect(more).toEqual([])
-      expect(call).toMatchObject({
-        ...theToolCall,
-        tool_is_error: false,
-        called_at: stored(tool.startTimeUnixNano),
-        output_at: stored(tool.endTimeUnixNano),
-      })
+      const calls = await pipeline.rows('tool_calls', sessions.livekit)
+      expectLiveKitToolCalls(calls, livekit)
+      const [call] = calls
+      expect(call).toMatchObject({ ...theToolCall, tool_is_error: false })
       expect(call!.duration_seconds).toBeCloseTo(seconds(tool), 3)
       // The fixture's session has one agent: LiveKit's handoff spans are asserted with the framework
       // itself (livekit-agents.integration.test.ts).
@@ -247,8 +222,6 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
   })
 
   describe('Pipecat 1.7 (Python OTLP/HTTP exporter)', () => {
-    const turns = named(pipecat, 'turn')
-    const tts = named(pipecat, 'tts')
     const root = named(pipecat, 'conversation')[0]!
 
     it('is one conversation under its conversation.id, with its duration, counts and origin', () => {
@@ -281,27 +254,12 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
         ['Assistant', 'Message'],
       ])
       expect(items[0]!.content).toBe('You are the weather line of Harbor Radio. Answer briefly.')
+      expectPipecatItems(items, pipecat)
       const users = items.filter((item) => item.role === 'User')
-      expect(users.map((item) => item.content)).toEqual(stt.map((span) => attribute(span, 'transcript')))
-      users.forEach((item, index) => {
-        expect(item.transcription_delay).toBe(measured(attribute(stt[index]!, 'metrics.ttfb') as number))
-        expect(item.end_of_turn_delay).toBeNull() // Pipecat does not send it
-        expect(item.started_speaking_at).toBe(stored(stt[index]!.startTimeUnixNano))
-      })
       const replies = items.filter((item) => item.role === 'Assistant' && item.kind === 'Message')
-      expect(replies.map((item) => (item.content as string).trim())).toEqual(
-        llm.map((span) => (attribute(span, 'output') as string).trim()),
-      )
-      replies.forEach((item, index) => {
-        expect(item.llm_node_ttft).toBe(measured(attribute(llm[index]!, 'metrics.ttfb') as number))
-        expect(item.tts_node_ttfb).toBe(measured(attribute(tts[index]!, 'metrics.ttfb') as number))
-      })
       // The turn's latency on its first reply; the interruption on the story's.
       const [greeting, checking, afterTool, story, last] = replies
       expect(greeting!.e2e_latency).toBeNull()
-      expect(checking!.e2e_latency).toBe(
-        measured(attribute(turns[1]!, 'turn.user_bot_latency_seconds') as number),
-      )
       expect(checking).toMatchObject({
         e2e_latency: expect.closeTo(1.09321, 5),
         llm_node_ttft: expect.closeTo(0.35096, 5),
@@ -340,21 +298,7 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
       // No system prompt (it is only in lk.pii.chat_ctx), no text anywhere.
       expect(items.every((item) => item.content === null && item.tool_arguments_json === null)).toBe(true)
       expect(items.every((item) => item.tool_output === null && item.instructions === null)).toBe(true)
-      const metrics = (rows: Record<string, unknown>[]) =>
-        rows
-          .filter((item) => item.kind === 'Message' && item.role !== 'System')
-          .map((item) => ({
-            role: item.role,
-            e2e_latency: item.e2e_latency,
-            llm_node_ttft: item.llm_node_ttft,
-            tts_node_ttfb: item.tts_node_ttfb,
-            transcription_delay: item.transcription_delay,
-            end_of_turn_delay: item.end_of_turn_delay,
-            started_speaking_at: item.started_speaking_at,
-            stopped_speaking_at: item.stopped_speaking_at,
-            interrupted: item.interrupted,
-          }))
-      expect(metrics(items)).toEqual(metrics(full))
+      expect(measuredOf(items)).toEqual(measuredOf(full))
       const [call] = await pipeline.rows('tool_calls', sessions.livekitStaging)
       expect(call).toMatchObject({
         tool_name: 'get_weather',
@@ -369,17 +313,11 @@ describe('OTLP end to end: real exporters -> ingress -> Kafka -> assembler -> wo
       expect(row).toMatchObject({ source: 'staging', origin_mapping: 'pipecat-1.x', user_turn_count: 3 })
       const items = await pipeline.rows('conversation_items', sessions.pipecatStaging)
       expect(items.every((item) => item.content === null)).toBe(true)
-      const replies = items.filter((item) => item.role === 'Assistant' && item.kind === 'Message')
       // Without llm.input (the whole context) the tool call cannot be read: Pipecat has it nowhere else.
       expect(row.tool_call_count).toBe(0)
-      expect(replies.map((item) => item.llm_node_ttft)).toEqual(
-        llm.map((span) => measured(attribute(span, 'metrics.ttfb') as number)),
-      )
-      expect(replies.find((item) => item.e2e_latency !== null)?.e2e_latency).toBeCloseTo(1.09321, 5)
-      const users = items.filter((item) => item.role === 'User')
-      expect(users.map((item) => item.transcription_delay)).toEqual(
-        stt.map((span) => measured(attribute(span, 'metrics.ttfb') as number)),
-      )
+      const full = await pipeline.rows('conversation_items', sessions.pipecat)
+      expect(measuredOf(items)).toEqual(measuredOf(full))
+      expect(measuredOf(items).find((item) => item.e2e_latency !== null)?.e2e_latency).toBeCloseTo(1.09321, 5)
     })
   })
 

@@ -17,6 +17,11 @@ export function otlpSpansOf(request: unknown, source = 'test', receivedAt = 0): 
 
 export const livekitFixtureFile = new URL('../fixtures/otlp/livekit-1.x-conversation.json', import.meta.url)
 export const pipecatFixtureFile = new URL('../fixtures/otlp/pipecat-conversation.json', import.meta.url)
+/** LiveKit Agents 1.7.1's AgentSession in text mode (test/otlp/clients/livekit_client): a tool call, a handoff. */
+export const livekitTextFixtureFile = new URL(
+  '../fixtures/otlp/livekit-1.x-text-session.json',
+  import.meta.url,
+)
 
 export function readOtlpFixture(file: URL, source = 'test'): OtlpSpans[] {
   return otlpSpansOf(JSON.parse(readFileSync(file, 'utf8')), source)

@@ -5,6 +5,7 @@ import { otlpRedactor } from '../../../core/privacy/pii/otlp-attribute-redaction
 import { parsePiiPolicy } from '../../../core/privacy/pii/pii-policy.ts'
 import {
   livekitFixtureFile,
+  livekitTextFixtureFile,
   pipecatFixtureFile,
   readOtlpFixture,
 } from '../../../test/support/otlp-fixture.ts'
@@ -129,6 +130,59 @@ describe('LiveKit Agents 1.7 fixture', () => {
 
   it('reads a transcript confidence of 0 as absent (§3.6)', () => {
     for (const user of messages(data.history, 'User')) expect(user.transcript_confidence).toBeNull()
+  })
+})
+
+describe('LiveKit Agents 1.7 in text mode (no STT, TTS, VAD or room): a tool call and a handoff', () => {
+  const text = readOtlpFixture(livekitTextFixtureFile)[0]!
+  const { conversation, data } = only(inputOf(text))
+
+  it("takes the framework version from the application's resource attribute", () => {
+    expect(conversation.record.origin).toMatchObject({
+      mapping: 'livekit-agents-1.7',
+      framework_version: '1.7.1',
+    })
+    expect(data.agent_id).toBe('harbor-weather-agent') // no job: no lk.agent_name, the service name
+    expect(data.agent_name).toBe('weather_agent')
+  })
+
+  it("makes each user message from its reply's lk.pii.user_input (there is no user_turn span)", () => {
+    expect(text.spans.some((span) => span.name === 'user_turn')).toBe(false)
+    expect(
+      data.history.map(
+        (item) =>
+          `${item.role}:${item.kind}:${item.content ?? item.tool_name ?? item.handoff_to_agent_id ?? item.instructions ?? ''}`,
+      ),
+    ).toEqual([
+      'System:Message:You are the weather line of Harbor Radio. Answer briefly.',
+      'System:AgentConfigUpdate:You are the weather line of Harbor Radio. Answer briefly.',
+      'Assistant:Message:Hello, this is the Harbor Radio weather line. How can I help?',
+      "User:Message:What's the weather in Oslo?",
+      'Assistant:Message:Let me look that up.',
+      'Assistant:FunctionCall:get_weather',
+      'Tool:FunctionCallOutput:get_weather',
+      'Assistant:Message:It is raining lightly in Oslo, nine degrees.',
+      'User:Message:Can I talk to someone about my invoice?',
+      'Assistant:FunctionCall:transfer_to_billing',
+      'Tool:FunctionCallOutput:transfer_to_billing',
+      'System:AgentHandoff:billing_agent',
+      'System:AgentConfigUpdate:You are the Harbor Radio billing desk. Explain charges briefly.',
+      'Assistant:Message:This is the billing desk. What can I do for you?',
+      'User:Message:Why was I charged twice in March?',
+      'Assistant:Message:I see two charges on March 3rd; I have refunded the second one.',
+    ])
+    const user = messages(data.history, 'User')[0]!
+    expect(user.metrics ?? null).toBeNull() // no speech: no speaking times, no delays
+  })
+
+  it('keeps what text mode measures: the LLM time to first token and the reply played as text', () => {
+    const replies = messages(data.history, 'Assistant')
+    for (const reply of replies) {
+      expect(reply.metrics!.llm_node_ttft).toBeGreaterThan(0.1)
+      expect(reply.metrics!.started_speaking_at).not.toBeNull() // agent_speaking: the text's playout
+      expect(reply.metrics!.e2e_latency).toBeNull() // no user speech to measure from
+      expect(reply.metrics!.tts_node_ttfb).toBeNull() // no TTS
+    }
   })
 })
 
