@@ -1,0 +1,169 @@
+"""LiveKit Agents 1.7.1's AgentSession run here in text mode, with its tracing on.
+
+The session is the framework's own: AgentSession, two Agents, function tools (one answers, one
+hands the call over to another agent), the session's pipeline replies and its telemetry, enabled
+with livekit.agents.telemetry.set_tracer_provider. What it cannot have here is stood in for:
+- the LLM: ScriptedLLM, a subclass of the framework's LLM whose LLMStream streams scripted chunks
+  (text, or a tool call) chosen by the last item of the chat context, after a fixed time to first
+  token, instead of calling a provider;
+- the caller: user text turns given to session.run(user_input=...), as a text chat would send them.
+No STT, TTS, VAD, audio or room: none runs without network services or models here.
+
+    pip install -r ../requirements-livekit.txt
+    OTLP_TRACES_ENDPOINT=http://host/v1/traces OTLP_BEARER_TOKEN=... \\
+        python -m livekit_client.run_session out.json       # from test/otlp/clients/
+
+Writes the spans it exported to out.json (an ExportTraceServiceRequest in OTLP JSON) and prints
+one line: the number of spans and their names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from livekit.agents import Agent, AgentSession, RunContext, function_tool, llm
+from livekit.agents import __version__ as livekit_agents_version
+from livekit.agents.telemetry import set_tracer_provider
+from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, APIConnectOptions, NotGivenOr
+
+from otlp_export import CollectingExporter, finish, tracer_provider
+
+TIME_TO_FIRST_TOKEN = 0.12
+SECONDS_PER_WORD = 0.01
+
+WEATHER = "The weather in Oslo is light rain today, 9 degrees."
+TURNS = [
+    "What's the weather in Oslo?",
+    "Can I talk to someone about my invoice?",
+    "Why was I charged twice in March?",
+]
+
+
+def _text(item: Any) -> str:
+    content = getattr(item, "content", None) or []
+    return " ".join(part for part in content if isinstance(part, str))
+
+
+def _instructions(chat_ctx: llm.ChatContext) -> str:
+    for item in chat_ctx.items:
+        if item.type == "message" and item.role in ("system", "developer"):
+            return _text(item)
+    return ""
+
+
+def scripted_reply(chat_ctx: llm.ChatContext) -> tuple[str, tuple[str, str, str] | None]:
+    """The reply (text, tool call as call id/name/arguments) to the context's last item."""
+    billing = "billing desk" in _instructions(chat_ctx)
+    last = chat_ctx.items[-1] if chat_ctx.items else None
+    if last is not None and last.type == "function_call_output":
+        if last.name == "get_weather":
+            return "It is raining lightly in Oslo, nine degrees.", None
+        return "", None
+    if last is not None and last.type == "message" and last.role == "user":
+        said = _text(last)
+        if said == TURNS[0]:
+            return "Let me look that up.", ("call_oslo_1", "get_weather", '{"location": "Oslo"}')
+        if said == TURNS[1]:
+            return "", ("call_billing_1", "transfer_to_billing", "{}")
+        if said == TURNS[2]:
+            return "I see two charges on March 3rd; I have refunded the second one.", None
+        return "Sorry, could you say that again?", None
+    # No user message last: the agent speaks first (on_enter).
+    if billing:
+        return "This is the billing desk. What can I do for you?", None
+    return "Hello, this is the Harbor Radio weather line. How can I help?", None
+
+
+class ScriptedLLM(llm.LLM):
+    """The framework's LLM interface, answering from the script instead of a provider."""
+
+    @property
+    def model(self) -> str:
+        return "scripted-llm"
+
+    @property
+    def provider(self) -> str:
+        return "voice-analytics-test"
+
+    def chat(
+        self,
+        *,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool] | None = None,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
+        tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
+        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
+    ) -> llm.LLMStream:
+        return ScriptedStream(self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
+
+
+class ScriptedStream(llm.LLMStream):
+    async def _run(self) -> None:
+        text, call = scripted_reply(self._chat_ctx)
+        await asyncio.sleep(TIME_TO_FIRST_TOKEN)
+        for index, word in enumerate(text.split(" ") if text else []):
+            delta = llm.ChoiceDelta(role="assistant", content=word if index == 0 else " " + word)
+            self._event_ch.send_nowait(llm.ChatChunk(id="scripted", delta=delta))
+            await asyncio.sleep(SECONDS_PER_WORD)
+        if call is not None:
+            call_id, name, arguments = call
+            tool_call = llm.FunctionToolCall(name=name, arguments=arguments, call_id=call_id)
+            self._event_ch.send_nowait(
+                llm.ChatChunk(id="scripted", delta=llm.ChoiceDelta(role="assistant", tool_calls=[tool_call]))
+            )
+        words = len(text.split(" ")) if text else 0
+        usage = llm.CompletionUsage(completion_tokens=words + 4, prompt_tokens=90, total_tokens=words + 94)
+        self._event_ch.send_nowait(llm.ChatChunk(id="scripted", usage=usage))
+
+
+class BillingAgent(Agent):
+    def __init__(self) -> None:
+        super().__init__(instructions="You are the Harbor Radio billing desk. Explain charges briefly.")
+
+    async def on_enter(self) -> None:
+        self.session.generate_reply()
+
+
+class WeatherAgent(Agent):
+    def __init__(self) -> None:
+        super().__init__(instructions="You are the weather line of Harbor Radio. Answer briefly.")
+
+    async def on_enter(self) -> None:
+        self.session.generate_reply()
+
+    @function_tool
+    async def get_weather(self, context: RunContext, location: str) -> str:
+        """The weather in a city.
+
+        Args:
+            location: the city
+        """
+        await asyncio.sleep(0.05)
+        return WEATHER
+
+    @function_tool
+    async def transfer_to_billing(self, context: RunContext) -> Agent:
+        """Hands the caller over to the billing desk."""
+        return BillingAgent()
+
+
+async def main(out_path: str) -> None:
+    collector = CollectingExporter()
+    provider = tracer_provider("harbor-weather-agent", collector, framework_version=livekit_agents_version)
+    set_tracer_provider(provider)
+
+    session = AgentSession(llm=ScriptedLLM())
+    greeting = await session.start(WeatherAgent(), capture_run=True)
+    await greeting
+    for said in TURNS:
+        await session.run(user_input=said)
+    await session.aclose()
+
+    finish(provider, collector, out_path)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "livekit-session.json"))
