@@ -45,7 +45,7 @@ if [ -x "$venv/bin/python" ] && [ -f "$venv/.installed" ]; then
 fi
 rm -rf "$venv"
 if ! "$python" -m venv "$venv" >&2; then
-  rm -rf "$venv" "$venv.lock"
+  rm -rf "$venv"
   say "$python cannot make a venv: install its venv module, e.g. sudo apt-get install -y python3-venv"
   exit 1
 fi

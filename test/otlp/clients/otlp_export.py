@@ -110,7 +110,7 @@ def tracer_provider(
     return provider
 
 
-def finish(provider: TracerProvider, collector: CollectingExporter, out_path: str) -> None:
+def flush_and_write(provider: TracerProvider, collector: CollectingExporter, out_path: str) -> None:
     """Exports what is left, writes the spans to `out_path` and prints how many and their names."""
     provider.force_flush()
     provider.shutdown()

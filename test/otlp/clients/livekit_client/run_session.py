@@ -28,7 +28,7 @@ from livekit.agents import __version__ as livekit_agents_version
 from livekit.agents.telemetry import set_tracer_provider
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, APIConnectOptions, NotGivenOr
 
-from otlp_export import CollectingExporter, finish, tracer_provider
+from otlp_export import CollectingExporter, flush_and_write, tracer_provider
 
 TIME_TO_FIRST_TOKEN = 0.12
 SECONDS_PER_WORD = 0.01
@@ -162,7 +162,7 @@ async def main(out_path: str) -> None:
         await session.run(user_input=said)
     await session.aclose()
 
-    finish(provider, collector, out_path)
+    flush_and_write(provider, collector, out_path)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ from pipecat.utils import string as pipecat_string
 from pipecat.utils.time import time_now_iso8601
 from pipecat.utils.tracing.service_decorators import traced_stt, traced_tts
 
-from otlp_export import CollectingExporter, finish, tracer_provider
+from otlp_export import CollectingExporter, flush_and_write, tracer_provider
 
 
 def _sentences(text: str) -> list[str]:
@@ -347,7 +347,7 @@ async def main(out_path: str) -> None:
     runner = WorkerRunner(handle_sigint=False)
     await asyncio.gather(runner.run(worker), finish())
 
-    finish(provider, collector, out_path)
+    flush_and_write(provider, collector, out_path)
 
 
 if __name__ == "__main__":
