@@ -17,8 +17,11 @@ import * as spans from '../support/otlp-span-expectations.ts'
 // - Pipecat 1.7.0's pipeline (test/otlp/clients/pipecat_client: PipelineWorker with tracing, its
 //   observers and aggregators, OpenAILLMService's own processing; stand-in caller, STT, LLM
 //   provider answer, TTS and speaker), ~25 s of scripted call time;
-// - LiveKit Agents 1.7.1's AgentSession in text mode (test/otlp/clients/livekit_client: stand-in
-//   LLM, three user text turns, a tool call and a handoff), a few seconds.
+// - LiveKit Agents 1.7.1's AgentSession in text mode (test/otlp/clients/livekit_client/run_session:
+//   stand-in LLM, three user text turns, a tool call and a handoff), a few seconds;
+// - LiveKit Agents 1.7.1's AgentSession in a voice call (run_voice_session: stand-in microphone,
+//   VAD, STT, LLM, TTS and loudspeaker; the framework's own endpointing, playout and interruption),
+//   ~27 s of scripted call time.
 // Each run also writes the spans it exported to a file: the rows are checked against those.
 // The venvs come from scripts/ensure-otlp-python.sh (cached; the first install takes a minute or
 // two); without python3, its venv module or PyPI the test fails naming the fix, never skips.
@@ -30,11 +33,12 @@ describe('the frameworks exporting to the receiver, their conversations in Click
   let scratch: string
   let pipecat: FixtureRequest
   let livekit: FixtureRequest
+  let livekitVoice: FixtureRequest
 
   /** Runs a framework's client module with its exporter pointed at the receiver; the spans it sent. */
   async function runFramework(client: 'pipecat' | 'livekit', module: string): Promise<FixtureRequest> {
     const python = await otlpPython(client)
-    const out = join(scratch, `${client}.json`)
+    const out = join(scratch, `${module}.json`)
     const { stdout } = await run(python, ['-m', module, out], {
       cwd: clients,
       timeout: 180_000,
@@ -54,9 +58,10 @@ describe('the frameworks exporting to the receiver, their conversations in Click
     scratch = mkdtempSync(join(tmpdir(), 'va-otlp-frameworks-'))
     pipeline = await startOtlpPipeline('otlp-frameworks')
     // Side by side: Pipecat's call is mostly waiting on its timeline.
-    ;[pipecat, livekit] = await Promise.all([
+    ;[pipecat, livekit, livekitVoice] = await Promise.all([
       runFramework('pipecat', 'pipecat_client.run_pipeline'),
       runFramework('livekit', 'livekit_client.run_session'),
+      runFramework('livekit', 'livekit_client.run_voice_session'),
     ])
   }, 900_000)
   afterAll(async () => {
@@ -165,6 +170,52 @@ describe('the frameworks exporting to the receiver, their conversations in Click
       const handoffs = await pipeline.rows('handoffs', sessionOf())
       expect(handoffs).toHaveLength(1)
       expect(handoffs[0]).toMatchObject({ to_agent_id: 'billing_agent' })
+    })
+  })
+  describe('LiveKit Agents 1.7.1: a voice session with stand-in audio, VAD, STT, LLM and TTS', () => {
+    const sessionOf = () => traceSessionId(spans.traceIdOf(livekitVoice))
+
+    it('arrives as one conversation with its user turns, tool call and interruption', async () => {
+      const row = (await pipeline.waitForConversations([sessionOf()])).get(sessionOf())!
+      expect(row).toMatchObject({
+        agent_id: 'harbor-weather-agent',
+        ...storedOrigin('livekit-agents', 'livekit-agents-1.7', spans.traceIdOf(livekitVoice)),
+        origin_framework_version: '1.7.1',
+        user_turn_count: 3,
+        agent_turn_count: 5,
+        tool_call_count: 1,
+        interruption_count: 1,
+        handoff_count: 0,
+      })
+      for (const name of ['user_turn', 'user_speaking', 'tts_node'])
+        expect(spans.named(livekitVoice, name).length).toBeGreaterThan(0)
+      // Speaking times from user_speaking and agent_speaking: the turn-taking figures.
+      expect(Number(row.caller_talk_ms)).toBeGreaterThan(3000)
+      expect(Number(row.agent_talk_ms)).toBeGreaterThan(5000)
+    })
+
+    it("stores each turn's speech latencies as the framework measured them", async () => {
+      const items = await pipeline.rows('conversation_items', sessionOf())
+      spans.expectLiveKitItems(items, livekitVoice)
+      const users = items.filter((item) => item.role === 'User')
+      expect(users.map((item) => item.content)).toEqual([
+        "What's the weather in Tokyo?",
+        'Tell me a story about the sea.',
+        'Stop, that is enough.',
+      ])
+      // The stand-ins: the VAD ends speech after 0.25 s of silence, the STT answers 0.1 s later;
+      // the framework's endpointing waits 0.5 s; the LLM's first token comes after 0.12 s, the TTS's
+      // first audio after 0.15 s.
+      for (const user of users) {
+        expect(user.transcription_delay).toBeGreaterThan(0.3)
+        expect(user.end_of_turn_delay).toBeGreaterThanOrEqual(0.5)
+        expect(user.transcript_confidence).toBeCloseTo(0.92, 5)
+      }
+      const replies = items.filter((item) => item.role === 'Assistant' && item.kind === 'Message')
+      expect(replies.filter((item) => item.e2e_latency !== null)).toHaveLength(3)
+      for (const reply of replies) expect(reply.tts_node_ttfb).toBeGreaterThan(0.14)
+      expect(replies.find((item) => item.interrupted === true)?.content).toMatch(/^Once upon a time/)
+      spans.expectLiveKitToolCalls(await pipeline.rows('tool_calls', sessionOf()), livekitVoice)
     })
   })
 })

@@ -48,6 +48,8 @@ export function expectLiveKitItems(items: Row[], request: FixtureRequest): void 
     const item = messages(items, 'User')[index]!
     const speaking = childOf(request, turn, 'user_speaking')!
     expect(item.content).toBe(attribute(turn, 'lk.pii.user_transcript'))
+    const confidence = attribute(turn, 'lk.transcript_confidence')
+    expect(item.transcript_confidence).toBe(confidence === 0 ? null : measured(confidence)) // 0: none (§10.4, 7)
     expect(item.transcription_delay).toBe(measured(attribute(turn, 'lk.transcription_delay')))
     expect(item.end_of_turn_delay).toBe(measured(attribute(turn, 'lk.end_of_turn_delay')))
     expect(item.started_speaking_at).toBe(stored(speaking.startTimeUnixNano))

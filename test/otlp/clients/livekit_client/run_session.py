@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
 
 from livekit.agents import Agent, AgentSession, RunContext, function_tool, llm
 from livekit.agents import __version__ as livekit_agents_version
 from livekit.agents.telemetry import set_tracer_provider
-from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, APIConnectOptions, NotGivenOr
 
+from livekit_client.stand_ins import Reply, ScriptedLLM, instructions_of, text_of
 from otlp_export import CollectingExporter, flush_and_write, tracer_provider
-
-TIME_TO_FIRST_TOKEN = 0.12
-SECONDS_PER_WORD = 0.01
 
 WEATHER = "The weather in Oslo is light rain today, 9 degrees."
 TURNS = [
@@ -41,28 +37,16 @@ TURNS = [
 ]
 
 
-def _text(item: Any) -> str:
-    content = getattr(item, "content", None) or []
-    return " ".join(part for part in content if isinstance(part, str))
-
-
-def _instructions(chat_ctx: llm.ChatContext) -> str:
-    for item in chat_ctx.items:
-        if item.type == "message" and item.role in ("system", "developer"):
-            return _text(item)
-    return ""
-
-
-def scripted_reply(chat_ctx: llm.ChatContext) -> tuple[str, tuple[str, str, str] | None]:
+def scripted_reply(chat_ctx: llm.ChatContext) -> Reply:
     """The reply (text, tool call as call id/name/arguments) to the context's last item."""
-    billing = "billing desk" in _instructions(chat_ctx)
+    billing = "billing desk" in instructions_of(chat_ctx)
     last = chat_ctx.items[-1] if chat_ctx.items else None
     if last is not None and last.type == "function_call_output":
         if last.name == "get_weather":
             return "It is raining lightly in Oslo, nine degrees.", None
         return "", None
     if last is not None and last.type == "message" and last.role == "user":
-        said = _text(last)
+        said = text_of(last)
         if said == TURNS[0]:
             return "Let me look that up.", ("call_oslo_1", "get_weather", '{"location": "Oslo"}')
         if said == TURNS[1]:
@@ -74,49 +58,6 @@ def scripted_reply(chat_ctx: llm.ChatContext) -> tuple[str, tuple[str, str, str]
     if billing:
         return "This is the billing desk. What can I do for you?", None
     return "Hello, this is the Harbor Radio weather line. How can I help?", None
-
-
-class ScriptedLLM(llm.LLM):
-    """The framework's LLM interface, answering from the script instead of a provider."""
-
-    @property
-    def model(self) -> str:
-        return "scripted-llm"
-
-    @property
-    def provider(self) -> str:
-        return "voice-analytics-test"
-
-    def chat(
-        self,
-        *,
-        chat_ctx: llm.ChatContext,
-        tools: list[llm.Tool] | None = None,
-        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
-        parallel_tool_calls: NotGivenOr[bool] = NOT_GIVEN,
-        tool_choice: NotGivenOr[llm.ToolChoice] = NOT_GIVEN,
-        extra_kwargs: NotGivenOr[dict[str, Any]] = NOT_GIVEN,
-    ) -> llm.LLMStream:
-        return ScriptedStream(self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
-
-
-class ScriptedStream(llm.LLMStream):
-    async def _run(self) -> None:
-        text, call = scripted_reply(self._chat_ctx)
-        await asyncio.sleep(TIME_TO_FIRST_TOKEN)
-        for index, word in enumerate(text.split(" ") if text else []):
-            delta = llm.ChoiceDelta(role="assistant", content=word if index == 0 else " " + word)
-            self._event_ch.send_nowait(llm.ChatChunk(id="scripted", delta=delta))
-            await asyncio.sleep(SECONDS_PER_WORD)
-        if call is not None:
-            call_id, name, arguments = call
-            tool_call = llm.FunctionToolCall(name=name, arguments=arguments, call_id=call_id)
-            self._event_ch.send_nowait(
-                llm.ChatChunk(id="scripted", delta=llm.ChoiceDelta(role="assistant", tool_calls=[tool_call]))
-            )
-        words = len(text.split(" ")) if text else 0
-        usage = llm.CompletionUsage(completion_tokens=words + 4, prompt_tokens=90, total_tokens=words + 94)
-        self._event_ch.send_nowait(llm.ChatChunk(id="scripted", usage=usage))
 
 
 class BillingAgent(Agent):
@@ -155,7 +96,7 @@ async def main(out_path: str) -> None:
     provider = tracer_provider("harbor-weather-agent", collector, framework_version=livekit_agents_version)
     set_tracer_provider(provider)
 
-    session = AgentSession(llm=ScriptedLLM())
+    session = AgentSession(llm=ScriptedLLM(scripted_reply))
     greeting = await session.start(WeatherAgent(), capture_run=True)
     await greeting
     for said in TURNS:
