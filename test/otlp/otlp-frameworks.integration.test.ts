@@ -26,6 +26,12 @@ import * as spans from '../support/otlp-span-expectations.ts'
 // The venvs come from scripts/ensure-otlp-python.sh (cached; the first install takes a minute or
 // two); without python3, its venv module or PyPI the test fails naming the fix, never skips.
 const run = promisify(execFile)
+/** What the caller says in the Pipecat call and in the LiveKit voice call (the same script). */
+const theCallersWords = [
+  "What's the weather in Tokyo?",
+  'Tell me a story about the sea.',
+  'Stop, that is enough.',
+]
 const clients = fileURLToPath(new URL('./clients/', import.meta.url))
 
 describe('the frameworks exporting to the receiver, their conversations in ClickHouse', () => {
@@ -54,6 +60,17 @@ describe('the frameworks exporting to the receiver, their conversations in Click
     return JSON.parse(readFileSync(out, 'utf8')) as FixtureRequest
   }
 
+  const storedConversation = async (sessionId: string) =>
+    (await pipeline.waitForConversations([sessionId])).get(sessionId)!
+  const livekitSession = (run: FixtureRequest) => traceSessionId(spans.traceIdOf(run))
+  /** What a LiveKit run's conversation row holds whatever the session did. */
+  const livekitRun = (run: FixtureRequest) => ({
+    source: 'prod',
+    agent_id: 'harbor-weather-agent', // no job: no lk.agent_name, the service name
+    ...storedOrigin('livekit-agents', 'livekit-agents-1.7', spans.traceIdOf(run)),
+    origin_framework_version: '1.7.1',
+  })
+
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'va-otlp-frameworks-'))
     pipeline = await startOtlpPipeline('otlp-frameworks')
@@ -73,7 +90,7 @@ describe('the frameworks exporting to the receiver, their conversations in Click
     const sessionId = 'c2b1e7a4-5d0f-4f3e-9a51-0d6c2f8e1b37' // the runner's conversation_id
 
     it('arrives as one conversation with its turns, tool call and interruption', async () => {
-      const row = (await pipeline.waitForConversations([sessionId])).get(sessionId)!
+      const row = await storedConversation(sessionId)
       expect(row).toMatchObject({
         source: 'prod',
         agent_id: 'harbor-weather-bot',
@@ -90,11 +107,7 @@ describe('the frameworks exporting to the receiver, their conversations in Click
       const items = await pipeline.rows('conversation_items', sessionId)
       spans.expectPipecatItems(items, pipecat)
       const users = items.filter((item) => item.role === 'User')
-      expect(users.map((item) => item.content)).toEqual([
-        "What's the weather in Tokyo?",
-        'Tell me a story about the sea.',
-        'Stop, that is enough.',
-      ])
+      expect(users.map((item) => item.content)).toEqual(theCallersWords)
       // The stand-ins' timeline: the transcript 0.12 s after VAD stop (0.2 s after speech end),
       // the LLM's first token after 0.35 s, the TTS's first audio after 0.18 s.
       for (const user of users) expect(user.transcription_delay).toBeGreaterThan(0.3)
@@ -120,16 +133,11 @@ describe('the frameworks exporting to the receiver, their conversations in Click
   })
 
   describe('LiveKit Agents 1.7.1: AgentSession in text mode with a stand-in LLM', () => {
-    const sessionOf = () => traceSessionId(spans.traceIdOf(livekit))
-
     it('arrives as one conversation, its framework version from the resource', async () => {
-      const row = (await pipeline.waitForConversations([sessionOf()])).get(sessionOf())!
+      const row = await storedConversation(livekitSession(livekit))
       expect(row).toMatchObject({
-        source: 'prod',
-        agent_id: 'harbor-weather-agent',
+        ...livekitRun(livekit),
         agent_name: 'weather_agent',
-        ...storedOrigin('livekit-agents', 'livekit-agents-1.7', spans.traceIdOf(livekit)),
-        origin_framework_version: '1.7.1',
         user_turn_count: 3,
         agent_turn_count: 5,
         tool_call_count: 2,
@@ -143,7 +151,7 @@ describe('the frameworks exporting to the receiver, their conversations in Click
     })
 
     it('stores the user text turns and the replies with their TTFT and playout times', async () => {
-      const items = await pipeline.rows('conversation_items', sessionOf())
+      const items = await pipeline.rows('conversation_items', livekitSession(livekit))
       spans.expectLiveKitItems(items, livekit)
       expect(items.filter((item) => item.role === 'User').map((item) => item.content)).toEqual(
         spans.named(livekit, 'agent_turn').flatMap((turn) => {
@@ -161,26 +169,25 @@ describe('the frameworks exporting to the receiver, their conversations in Click
     })
 
     it('stores both tool calls and the handoff to the billing agent', async () => {
-      const calls = await pipeline.rows('tool_calls', sessionOf())
+      const calls = await pipeline.rows('tool_calls', livekitSession(livekit))
       spans.expectLiveKitToolCalls(calls, livekit)
       expect(calls.map((call) => [call.tool_name, call.tool_arguments_json, call.tool_output])).toEqual([
         ['get_weather', '{"location": "Oslo"}', 'The weather in Oslo is light rain today, 9 degrees.'],
         ['transfer_to_billing', '{}', ''],
       ])
-      const handoffs = await pipeline.rows('handoffs', sessionOf())
+      const handoffs = await pipeline.rows('handoffs', livekitSession(livekit))
       expect(handoffs).toHaveLength(1)
       expect(handoffs[0]).toMatchObject({ to_agent_id: 'billing_agent' })
     })
   })
+
   describe('LiveKit Agents 1.7.1: a voice session with stand-in audio, VAD, STT, LLM and TTS', () => {
-    const sessionOf = () => traceSessionId(spans.traceIdOf(livekitVoice))
+    const sessionOf = () => livekitSession(livekitVoice)
 
     it('arrives as one conversation with its user turns, tool call and interruption', async () => {
-      const row = (await pipeline.waitForConversations([sessionOf()])).get(sessionOf())!
+      const row = await storedConversation(sessionOf())
       expect(row).toMatchObject({
-        agent_id: 'harbor-weather-agent',
-        ...storedOrigin('livekit-agents', 'livekit-agents-1.7', spans.traceIdOf(livekitVoice)),
-        origin_framework_version: '1.7.1',
+        ...livekitRun(livekitVoice),
         user_turn_count: 3,
         agent_turn_count: 5,
         tool_call_count: 1,
@@ -198,11 +205,7 @@ describe('the frameworks exporting to the receiver, their conversations in Click
       const items = await pipeline.rows('conversation_items', sessionOf())
       spans.expectLiveKitItems(items, livekitVoice)
       const users = items.filter((item) => item.role === 'User')
-      expect(users.map((item) => item.content)).toEqual([
-        "What's the weather in Tokyo?",
-        'Tell me a story about the sea.',
-        'Stop, that is enough.',
-      ])
+      expect(users.map((item) => item.content)).toEqual(theCallersWords)
       // The stand-ins: the VAD ends speech after 0.25 s of silence, the STT answers 0.1 s later;
       // the framework's endpointing waits 0.5 s; the LLM's first token comes after 0.12 s, the TTS's
       // first audio after 0.15 s.

@@ -23,11 +23,9 @@ import asyncio
 import sys
 
 from livekit.agents import Agent, AgentSession, RunContext, function_tool, llm
-from livekit.agents import __version__ as livekit_agents_version
-from livekit.agents.telemetry import set_tracer_provider
 
-from livekit_client.stand_ins import Reply, ScriptedLLM, instructions_of, text_of
-from otlp_export import CollectingExporter, flush_and_write, tracer_provider
+from livekit_client.stand_ins import Reply, ScriptedLLM, WeatherLine, instructions_of, text_of, traced_livekit
+from otlp_export import CollectingExporter, flush_and_write
 
 WEATHER = "The weather in Oslo is light rain today, 9 degrees."
 TURNS = [
@@ -68,22 +66,9 @@ class BillingAgent(Agent):
         self.session.generate_reply()
 
 
-class WeatherAgent(Agent):
+class WeatherAgent(WeatherLine):
     def __init__(self) -> None:
-        super().__init__(instructions="You are the weather line of Harbor Radio. Answer briefly.")
-
-    async def on_enter(self) -> None:
-        self.session.generate_reply()
-
-    @function_tool
-    async def get_weather(self, context: RunContext, location: str) -> str:
-        """The weather in a city.
-
-        Args:
-            location: the city
-        """
-        await asyncio.sleep(0.05)
-        return WEATHER
+        super().__init__(WEATHER)
 
     @function_tool
     async def transfer_to_billing(self, context: RunContext) -> Agent:
@@ -93,8 +78,7 @@ class WeatherAgent(Agent):
 
 async def main(out_path: str) -> None:
     collector = CollectingExporter()
-    provider = tracer_provider("harbor-weather-agent", collector, framework_version=livekit_agents_version)
-    set_tracer_provider(provider)
+    provider = traced_livekit(collector)
 
     session = AgentSession(llm=ScriptedLLM(scripted_reply))
     greeting = await session.start(WeatherAgent(), capture_run=True)

@@ -17,9 +17,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from livekit.agents import Agent, AgentSession, RunContext, function_tool, llm
-from livekit.agents import __version__ as livekit_agents_version
-from livekit.agents.telemetry import set_tracer_provider
+from livekit.agents import AgentSession, llm
 
 from livekit_client.stand_ins import (
     CallerAudio,
@@ -29,9 +27,11 @@ from livekit_client.stand_ins import (
     ScriptedSTT,
     SilentTTS,
     Speaker,
+    WeatherLine,
     text_of,
+    traced_livekit,
 )
-from otlp_export import CollectingExporter, flush_and_write, tracer_provider
+from otlp_export import CollectingExporter, flush_and_write
 
 WEATHER = "The weather in Tokyo is sunny today, 24 degrees."
 # (start, end) seconds after the call's first audio frame, and the words
@@ -62,28 +62,9 @@ def scripted_reply(chat_ctx: llm.ChatContext) -> Reply:
     return "Hello, this is the Harbor Radio weather line. How can I help?", None
 
 
-class WeatherAgent(Agent):
-    def __init__(self) -> None:
-        super().__init__(instructions="You are the weather line of Harbor Radio. Answer briefly.")
-
-    async def on_enter(self) -> None:
-        self.session.generate_reply()
-
-    @function_tool
-    async def get_weather(self, context: RunContext, location: str) -> str:
-        """The weather in a city.
-
-        Args:
-            location: the city
-        """
-        await asyncio.sleep(0.05)
-        return WEATHER
-
-
 async def main(out_path: str) -> None:
     collector = CollectingExporter()
-    provider = tracer_provider("harbor-weather-agent", collector, framework_version=livekit_agents_version)
-    set_tracer_provider(provider)
+    provider = traced_livekit(collector)
 
     caller = CallerAudio([(start, end) for start, end, _ in CALLER])
     session = AgentSession(
@@ -97,7 +78,7 @@ async def main(out_path: str) -> None:
     )
     session.input.audio = caller
     session.output.audio = Speaker()
-    await session.start(WeatherAgent())
+    await session.start(WeatherLine(WEATHER))
     await caller.finished.wait()
     await asyncio.sleep(4.0)  # the last reply played out
     await session.aclose()

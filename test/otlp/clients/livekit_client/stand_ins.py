@@ -12,10 +12,44 @@ from collections.abc import Callable
 from typing import Any
 
 from livekit import rtc
-from livekit.agents import llm, stt, tts, vad
+from livekit.agents import Agent, RunContext, function_tool, llm, stt, tts, vad
+from livekit.agents import __version__ as livekit_agents_version
+from livekit.agents.telemetry import set_tracer_provider
 from livekit.agents.types import DEFAULT_API_CONNECT_OPTIONS, NOT_GIVEN, APIConnectOptions, NotGivenOr
 from livekit.agents.utils import AudioBuffer
 from livekit.agents.voice import io
+from opentelemetry.sdk.trace import TracerProvider
+
+from otlp_export import CollectingExporter, tracer_provider
+
+def traced_livekit(collector: CollectingExporter) -> TracerProvider:
+    """LiveKit's tracing switched on the documented way (set_tracer_provider), spans to `collector`
+    and, with OTLP_TRACES_ENDPOINT set, to the receiver; the framework's version in the resource."""
+    provider = tracer_provider("harbor-weather-agent", collector, framework_version=livekit_agents_version)
+    set_tracer_provider(provider)
+    return provider
+
+
+class WeatherLine(Agent):
+    """The weather line: greets first, answers the weather with its tool (`weather` is the answer)."""
+
+    def __init__(self, weather: str) -> None:
+        super().__init__(instructions="You are the weather line of Harbor Radio. Answer briefly.")
+        self._weather = weather
+
+    async def on_enter(self) -> None:
+        self.session.generate_reply()
+
+    @function_tool
+    async def get_weather(self, context: RunContext, location: str) -> str:
+        """The weather in a city.
+
+        Args:
+            location: the city
+        """
+        await asyncio.sleep(0.05)
+        return self._weather
+
 
 TIME_TO_FIRST_TOKEN = 0.12
 SECONDS_PER_WORD = 0.01
@@ -36,21 +70,29 @@ def instructions_of(chat_ctx: llm.ChatContext) -> str:
 Reply = tuple[str, "tuple[str, str, str] | None"]
 
 
-class ScriptedLLM(llm.LLM):
-    """The framework's LLM interface, answering from a script instead of a provider: `script`
-    gives the reply (text, and a tool call as call id, name, arguments) to a chat context."""
+class StandIn:
+    """The model and provider names a stand-in reports (spans carry them as gen_ai.*)."""
 
-    def __init__(self, script: Callable[[llm.ChatContext], Reply]) -> None:
-        super().__init__()
-        self.script = script
+    model_name = "stand-in"
 
     @property
     def model(self) -> str:
-        return "scripted-llm"
+        return self.model_name
 
     @property
     def provider(self) -> str:
         return "voice-analytics-test"
+
+
+class ScriptedLLM(StandIn, llm.LLM):
+    """The framework's LLM interface, answering from a script instead of a provider: `script`
+    gives the reply (text, and a tool call as call id, name, arguments) to a chat context."""
+
+    model_name = "scripted-llm"
+
+    def __init__(self, script: Callable[[llm.ChatContext], Reply]) -> None:
+        super().__init__()
+        self.script = script
 
     def chat(
         self,
@@ -187,21 +229,15 @@ class EnergyVADStream(vad.VADStream):
                 speech, speech_seconds = [], 0.0
 
 
-class ScriptedSTT(stt.STT):
+class ScriptedSTT(StandIn, stt.STT):
     """A batch STT (the framework streams it with the VAD): the words of the utterance it heard."""
+
+    model_name = "scripted-stt"
 
     def __init__(self, utterances: list[str], delay: float = 0.1) -> None:
         super().__init__(capabilities=stt.STTCapabilities(streaming=False, interim_results=False))
         self._utterances = utterances
         self._delay = delay
-
-    @property
-    def model(self) -> str:
-        return "scripted-stt"
-
-    @property
-    def provider(self) -> str:
-        return "voice-analytics-test"
 
     async def _recognize_impl(
         self,
@@ -221,22 +257,16 @@ class ScriptedSTT(stt.STT):
         )
 
 
-class SilentTTS(tts.TTS):
+class SilentTTS(StandIn, tts.TTS):
     """Silence as long as the text would take to say, after a fixed time to first byte."""
+
+    model_name = "silent-tts"
 
     TTFB = 0.15
     SECONDS_PER_CHARACTER = 0.05
 
     def __init__(self) -> None:
         super().__init__(capabilities=tts.TTSCapabilities(streaming=False), sample_rate=24000, num_channels=1)
-
-    @property
-    def model(self) -> str:
-        return "silent-tts"
-
-    @property
-    def provider(self) -> str:
-        return "voice-analytics-test"
 
     def synthesize(self, text: str, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS) -> tts.ChunkedStream:
         return SilentChunkedStream(tts=self, input_text=text, conn_options=conn_options)
