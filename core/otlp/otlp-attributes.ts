@@ -55,3 +55,54 @@ export function stringListAttribute(map: AttributeMap, key: string | null | unde
     return null
   }
 }
+
+type AnyValueJson = {
+  stringValue?: string
+  boolValue?: boolean
+  intValue?: string | number
+  doubleValue?: number | string
+  arrayValue?: { values?: AnyValueJson[] }
+  kvlistValue?: { values?: { key?: string; value?: AnyValueJson }[] }
+  bytesValue?: string
+}
+type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain }
+
+/** An OTLP JSON AnyValue as a plain JSON value: arrays as arrays, key-value lists as objects. */
+function plainValue(any: AnyValueJson | undefined): Plain {
+  if (!any) return null
+  if (any.stringValue !== undefined) return any.stringValue
+  if (any.boolValue !== undefined) return any.boolValue
+  if (any.intValue !== undefined) {
+    // Beyond JavaScript's exact integers the decimal text stays as it came.
+    const int = Number(any.intValue)
+    return Number.isSafeInteger(int) ? int : String(any.intValue)
+  }
+  if (any.doubleValue !== undefined)
+    return typeof any.doubleValue === 'number' ? any.doubleValue : String(any.doubleValue)
+  if (any.arrayValue !== undefined) return (any.arrayValue.values ?? []).map(plainValue)
+  if (any.kvlistValue !== undefined)
+    return Object.fromEntries(
+      (any.kvlistValue.values ?? []).map((entry) => [entry.key ?? '', plainValue(entry.value)]),
+    )
+  if (any.bytesValue !== undefined) return any.bytesValue // base64, as OTLP JSON writes bytes
+  return null
+}
+
+/**
+ * An attribute's value as plain JSON, whatever its type: the typed value, or json_value (the
+ * receiver's OTLP JSON of an array, key-value list, bytes or an integer beyond 2^53) decoded, e.g.
+ * `{"arrayValue":{"values":[{"stringValue":"a"}]}}` as `["a"]`. For attributes copied as they are
+ * (a Pipecat conversation's own attributes into extra_fields_json).
+ */
+export function plainAttributeValue(attribute: OtlpAttribute): Plain {
+  if (attribute.string_value !== null) return attribute.string_value
+  if (attribute.double_value !== null) return attribute.double_value
+  if (attribute.int_value !== null) return attribute.int_value
+  if (attribute.bool_value !== null) return attribute.bool_value
+  if (attribute.json_value === null) return null
+  try {
+    return plainValue(JSON.parse(attribute.json_value) as AnyValueJson)
+  } catch {
+    return attribute.json_value
+  }
+}

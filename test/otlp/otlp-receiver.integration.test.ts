@@ -11,6 +11,7 @@ import { schemaRegistryUrl } from '../stack/servers.ts'
 import { startTestIngress, type TestIngress, testSecrets } from '../support/ingress-test-server.ts'
 import { endOffsets, readTopic, testKafka } from '../support/kafka-test-helpers.ts'
 import { exportWithJs, readableSpans, readFixture } from '../support/otlp-js-exporter.ts'
+import { otlpPython } from '../support/otlp-pipeline.ts'
 import { encodeOtlpJsonAsProtobuf } from '../support/otlp-proto-types.ts'
 import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.ts'
 
@@ -21,7 +22,6 @@ import { createPrivateKafka, type PrivateKafka } from '../support/private-kafka.
 // goes away: the answer is 503 + Retry-After, and the Python exporter's retries succeed once it
 // is back.
 const run = promisify(execFile)
-const ensurePython = fileURLToPath(new URL('../../scripts/ensure-otlp-python.sh', import.meta.url))
 const sendFixture = fileURLToPath(new URL('./clients/send_fixture.py', import.meta.url))
 const fixturePath = (name: string) => fileURLToPath(new URL(`../fixtures/otlp/${name}.json`, import.meta.url))
 
@@ -32,17 +32,6 @@ const pipecatTrace = pipecat.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.traceId
 const spanCount = (request: typeof livekit) =>
   request.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length
 
-/** The python of the pinned exporter's venv; fails (never skips) without python3 and its venv. */
-async function exporterPython(): Promise<string> {
-  try {
-    return (await run('bash', [ensurePython], { timeout: 600_000 })).stdout.trim()
-  } catch (error) {
-    throw new Error(
-      `the Python OTLP exporter could not be installed: ${(error as { stderr?: string }).stderr ?? error}`,
-    )
-  }
-}
-
 const registry = createSchemaRegistry(schemaRegistryUrl())
 const decode = async (message: ConsumedMessage) => (await registry.decode(message.value!)) as OtlpSpans
 const keyOf = (message: ConsumedMessage) => message.key?.toString()
@@ -51,7 +40,7 @@ describe('OTLP receiver with the real exporters, Kafka and registry', () => {
   let ingress: TestIngress
   let python: string
   beforeAll(async () => {
-    python = await exporterPython()
+    python = await otlpPython('exporter')
     ingress = await startTestIngress({ PII_POLICY: 'staging:content=drop,tools=drop' })
     await ingress.waitUntilReady()
   })
@@ -148,7 +137,7 @@ describe('OTLP receiver while Kafka is away', () => {
   let ingress: TestIngress
   let python: string
   beforeAll(async () => {
-    python = await exporterPython()
+    python = await otlpPython('exporter')
     kafka = await createPrivateKafka()
     await kafka.start()
     ingress = await startTestIngress({ KAFKA_BROKERS: kafka.brokers, INGRESS_PUBLISH_TIMEOUT_MS: '3000' })

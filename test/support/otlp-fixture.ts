@@ -1,109 +1,30 @@
 import { readFileSync } from 'node:fs'
-import type { OtlpAttribute, OtlpSpan, OtlpSpans } from '../../core/otlp/otlp-spans.ts'
+import { decodeOtlpJson } from '../../core/otlp/otlp-json-decoding.ts'
+import type { OtlpSpan, OtlpSpans } from '../../core/otlp/otlp-spans.ts'
+import { groupOtlpSpans } from '../../core/otlp/otlp-spans-grouping.ts'
 
 // The OTLP/HTTP JSON fixtures (test/fixtures/otlp/) as the receiver puts them on the spans topic:
-// one OtlpSpans per trace and resource, microsecond times, typed attribute values.
-interface JsonValue {
-  stringValue?: string
-  intValue?: string | number
-  doubleValue?: number
-  boolValue?: boolean
-  arrayValue?: unknown
-  kvlistValue?: unknown
-  bytesValue?: string
-}
-interface JsonKeyValue {
-  key: string
-  value: JsonValue
-}
-interface JsonSpan {
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  name: string
-  kind?: number
-  startTimeUnixNano: string
-  endTimeUnixNano: string
-  attributes?: JsonKeyValue[]
-  events?: { name: string; timeUnixNano: string; attributes?: JsonKeyValue[] }[]
-  status?: { code?: number; message?: string }
-}
-interface JsonRequest {
-  resourceSpans: {
-    resource?: { attributes?: JsonKeyValue[] }
-    scopeSpans: { scope?: { name?: string; version?: string }; spans: JsonSpan[] }[]
-  }[]
-}
+// read by the receiver's own decoder and grouping (core/otlp), so the assembler's tests see exactly
+// what POST /v1/traces writes — one OtlpSpans per trace and resource, microsecond times, typed
+// attribute values, an array in json_value as its OTLP JSON ({"arrayValue":{"values":[…]}}).
 
-export function otlpAttribute({ key, value }: JsonKeyValue): OtlpAttribute {
-  const attribute: OtlpAttribute = {
-    key,
-    string_value: null,
-    int_value: null,
-    double_value: null,
-    bool_value: null,
-    json_value: null,
-  }
-  if (value.stringValue !== undefined) attribute.string_value = value.stringValue
-  else if (value.intValue !== undefined) attribute.int_value = Number(value.intValue)
-  else if (value.doubleValue !== undefined) attribute.double_value = value.doubleValue
-  else if (value.boolValue !== undefined) attribute.bool_value = value.boolValue
-  else if (value.arrayValue !== undefined) attribute.json_value = JSON.stringify(value.arrayValue)
-  else if (value.kvlistValue !== undefined) attribute.json_value = JSON.stringify(value.kvlistValue)
-  else if (value.bytesValue !== undefined) attribute.json_value = JSON.stringify(value.bytesValue)
-  return attribute
-}
-
-const micros = (nanos: string): number => Number(BigInt(nanos) / 1000n)
-
-/** One OtlpSpans per trace of each resource of the request. */
-export function otlpSpansOf(request: JsonRequest, source = 'test', receivedAt = 0): OtlpSpans[] {
-  const messages: OtlpSpans[] = []
-  for (const resourceSpans of request.resourceSpans) {
-    const byTrace = new Map<string, OtlpSpans>()
-    for (const scopeSpans of resourceSpans.scopeSpans)
-      for (const span of scopeSpans.spans) {
-        let message = byTrace.get(span.traceId)
-        if (!message) {
-          message = {
-            source,
-            received_at: receivedAt,
-            trace_id: span.traceId,
-            resource_attributes: (resourceSpans.resource?.attributes ?? []).map(otlpAttribute),
-            spans: [],
-          }
-          byTrace.set(span.traceId, message)
-        }
-        const converted: OtlpSpan = {
-          span_id: span.spanId,
-          parent_span_id: span.parentSpanId ? span.parentSpanId : null,
-          name: span.name,
-          kind: span.kind ?? 0,
-          start_time_us: micros(span.startTimeUnixNano),
-          end_time_us: micros(span.endTimeUnixNano),
-          status_code: span.status?.code ?? 0,
-          status_message: span.status?.message ?? null,
-          scope_name: scopeSpans.scope?.name ?? null,
-          scope_version: scopeSpans.scope?.version ?? null,
-          attributes: (span.attributes ?? []).map(otlpAttribute),
-          events: (span.events ?? []).map((event) => ({
-            name: event.name,
-            time_us: micros(event.timeUnixNano),
-            attributes: (event.attributes ?? []).map(otlpAttribute),
-          })),
-        }
-        message.spans.push(converted)
-      }
-    messages.push(...byTrace.values())
-  }
-  return messages
+/** One OtlpSpans per trace of each resource of the request, as the receiver groups them. */
+export function otlpSpansOf(request: unknown, source = 'test', receivedAt = 0): OtlpSpans[] {
+  const grouped = groupOtlpSpans(decodeOtlpJson(request), source, receivedAt)
+  if (grouped.rejectedSpans > 0) throw new Error(`fixture spans rejected: ${grouped.errorMessage}`)
+  return grouped.messages
 }
 
 export const livekitFixtureFile = new URL('../fixtures/otlp/livekit-1.x-conversation.json', import.meta.url)
 export const pipecatFixtureFile = new URL('../fixtures/otlp/pipecat-conversation.json', import.meta.url)
+/** LiveKit Agents 1.7.1's AgentSession in text mode (test/otlp/clients/livekit_client): a tool call, a handoff. */
+export const livekitTextFixtureFile = new URL(
+  '../fixtures/otlp/livekit-1.x-text-session.json',
+  import.meta.url,
+)
 
 export function readOtlpFixture(file: URL, source = 'test'): OtlpSpans[] {
-  return otlpSpansOf(JSON.parse(readFileSync(file, 'utf8')) as JsonRequest, source)
+  return otlpSpansOf(JSON.parse(readFileSync(file, 'utf8')), source)
 }
 
 /**

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryItem } from '../../../core/event/conversation-complete.types.ts'
 import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
+import { otlpRedactor } from '../../../core/privacy/pii/otlp-attribute-redaction.ts'
+import { parsePiiPolicy } from '../../../core/privacy/pii/pii-policy.ts'
 import {
   livekitFixtureFile,
+  livekitTextFixtureFile,
   pipecatFixtureFile,
   readOtlpFixture,
 } from '../../../test/support/otlp-fixture.ts'
@@ -130,6 +133,59 @@ describe('LiveKit Agents 1.7 fixture', () => {
   })
 })
 
+describe('LiveKit Agents 1.7 in text mode (no STT, TTS, VAD or room): a tool call and a handoff', () => {
+  const text = readOtlpFixture(livekitTextFixtureFile)[0]!
+  const { conversation, data } = only(inputOf(text))
+
+  it("takes the framework version from the application's resource attribute", () => {
+    expect(conversation.record.origin).toMatchObject({
+      mapping: 'livekit-agents-1.7',
+      framework_version: '1.7.1',
+    })
+    expect(data.agent_id).toBe('harbor-weather-agent') // no job: no lk.agent_name, the service name
+    expect(data.agent_name).toBe('weather_agent')
+  })
+
+  it("makes each user message from its reply's lk.pii.user_input (there is no user_turn span)", () => {
+    expect(text.spans.some((span) => span.name === 'user_turn')).toBe(false)
+    expect(
+      data.history.map(
+        (item) =>
+          `${item.role}:${item.kind}:${item.content ?? item.tool_name ?? item.handoff_to_agent_id ?? item.instructions ?? ''}`,
+      ),
+    ).toEqual([
+      'System:Message:You are the weather line of Harbor Radio. Answer briefly.',
+      'System:AgentConfigUpdate:You are the weather line of Harbor Radio. Answer briefly.',
+      'Assistant:Message:Hello, this is the Harbor Radio weather line. How can I help?',
+      "User:Message:What's the weather in Oslo?",
+      'Assistant:Message:Let me look that up.',
+      'Assistant:FunctionCall:get_weather',
+      'Tool:FunctionCallOutput:get_weather',
+      'Assistant:Message:It is raining lightly in Oslo, nine degrees.',
+      'User:Message:Can I talk to someone about my invoice?',
+      'Assistant:FunctionCall:transfer_to_billing',
+      'Tool:FunctionCallOutput:transfer_to_billing',
+      'System:AgentHandoff:billing_agent',
+      'System:AgentConfigUpdate:You are the Harbor Radio billing desk. Explain charges briefly.',
+      'Assistant:Message:This is the billing desk. What can I do for you?',
+      'User:Message:Why was I charged twice in March?',
+      'Assistant:Message:I see two charges on March 3rd; I have refunded the second one.',
+    ])
+    const user = messages(data.history, 'User')[0]!
+    expect(user.metrics ?? null).toBeNull() // no speech: no speaking times, no delays
+  })
+
+  it('keeps what text mode measures: the LLM time to first token and the reply played as text', () => {
+    const replies = messages(data.history, 'Assistant')
+    for (const reply of replies) {
+      expect(reply.metrics!.llm_node_ttft).toBeGreaterThan(0.1)
+      expect(reply.metrics!.started_speaking_at).not.toBeNull() // agent_speaking: the text's playout
+      expect(reply.metrics!.e2e_latency).toBeNull() // no user speech to measure from
+      expect(reply.metrics!.tts_node_ttfb).toBeNull() // no TTS
+    }
+  })
+})
+
 describe('Pipecat 1.7 fixture', () => {
   const { assembled, conversation, data } = only(inputOf(pipecat))
 
@@ -213,6 +269,49 @@ describe('edge cases', () => {
     expect(replies.every((item) => item.content === null)).toBe(true)
     expect(replies[1]!.metrics!.e2e_latency).toBe(0.718268871307373)
     expect(data.history.find((item) => item.kind === 'FunctionCall')!.tool_arguments_json).toBeNull()
+  })
+
+  it("a Pipecat trace under the receiver's content=drop policy keeps each reply with its latencies", () => {
+    // The receiver removes output, input, transcript, text and the instructions (docs/otlp.md §9.3):
+    // a reply is then known by the tts span that synthesized it, as a LiveKit one by its agent_speaking.
+    const redact = otlpRedactor(parsePiiPolicy('staging:content=drop,tools=drop').get('staging')!, undefined)
+    const redacted = redact(pipecat)
+    expect(redacted.spans.some((span) => span.attributes.some((a) => a.key === 'output'))).toBe(false)
+    const { data } = only(inputOf(redacted))
+    const replies = messages(data.history, 'Assistant')
+    expect(replies).toHaveLength(5)
+    expect(replies.every((item) => item.content === null)).toBe(true)
+    expect(replies.map((item) => item.metrics!.llm_node_ttft)).toEqual(
+      messages(only(inputOf(pipecat)).data.history, 'Assistant').map((item) => item.metrics!.llm_node_ttft),
+    )
+    expect(replies[1]!.metrics).toMatchObject({
+      e2e_latency: 1.0932109355926514,
+      tts_node_ttfb: 0.1813971996307373,
+    })
+    expect(replies[3]!.interrupted).toBe(true)
+    expect(messages(data.history, 'User').map((item) => item.metrics!.transcription_delay)).toEqual([
+      0.3259420394897461, 0.329024076461792, 0.32218384742736816,
+    ])
+    // The tool call was only in llm.input: gone with it.
+    expect(data.history.some((item) => item.kind === 'FunctionCall')).toBe(false)
+  })
+
+  it('a Pipecat llm span that only asked for a tool (no output, no tts) is no reply', () => {
+    const spans = pipecat.spans.map((span) =>
+      span.span_id === 'f3216c4a2533a3ca' // turn 2's first llm, whose tts (0b0d7a96f0005e47) goes too
+        ? { ...span, attributes: span.attributes.filter((a) => a.key !== 'output') }
+        : span,
+    )
+    const { data } = only(
+      inputOf(
+        pipecat,
+        spans.filter((span) => span.span_id !== '0b0d7a96f0005e47'),
+      ),
+    )
+    const replies = messages(data.history, 'Assistant')
+    expect(replies.map((item) => item.content)).not.toContain('Let me check that for you.')
+    expect(replies).toHaveLength(4)
+    expect(data.history.filter((item) => item.kind === 'FunctionCall')).toHaveLength(1)
   })
 
   it('missing attributes read as absent, not as zero', () => {

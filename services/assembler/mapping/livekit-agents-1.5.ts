@@ -17,7 +17,7 @@ export const livekitAgents15: LiveKitTable = {
   ],
   session: { ...livekitAgents17.session, roomName: 'lk.room_name' },
   userTurn: { ...livekitAgents17.userTurn, transcript: 'lk.user_transcript' },
-  agentTurn: { ...livekitAgents17.agentTurn, text: 'lk.response.text' },
+  agentTurn: { ...livekitAgents17.agentTurn, text: 'lk.response.text', userInput: 'lk.user_input' },
   llmNode: { ...livekitAgents17.llmNode, chatContext: 'lk.chat_ctx' },
   functionTool: {
     ...livekitAgents17.functionTool,

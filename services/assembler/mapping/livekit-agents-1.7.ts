@@ -40,6 +40,7 @@ export const livekitAgents17: LiveKitTable = {
   zeroMeansAbsent: ['lk.transcript_confidence', 'lk.transcription_delay', 'lk.end_of_turn_delay'],
   agentTurn: {
     text: 'lk.pii.response.text',
+    userInput: 'lk.pii.user_input',
     interrupted: 'lk.interrupted',
     e2eLatency: 'lk.e2e_latency',
     speechId: 'lk.speech_id',

@@ -152,30 +152,36 @@ function conversation(
     }
   }
 
+  // A text session (no STT, no VAD: text input only) has no user_turn spans; what the user said is
+  // then only its reply's lk.pii.user_input, which becomes the user message, without speech metrics.
+  const textSession = !spans.some((view) => view.span.name === table.spans.userTurn)
   for (const view of spans) {
     const { span, attributes } = view
+    if (textSession && agentTurns.has(span.name)) {
+      const said = stringAttribute(attributes, table.agentTurn.userInput)
+      if (said !== null)
+        items.push(userMessage(span.start_time_us, `${span.span_id}/user_input`, span.start_time_us, said))
+    }
     if (span.name === table.spans.userTurn) {
       const speaking = children(view, table.spans.userSpeaking)
       callerKind ??= stringAttribute(attributes, table.userTurn.participantKind)
-      items.push({
-        at: span.start_time_us,
-        rank: 0,
-        item: {
-          role: 'User',
-          kind: 'Message',
-          content: stringAttribute(attributes, table.userTurn.transcript),
-          id: span.span_id,
-          created_at: isoMicros(span.end_time_us),
-          interrupted: false,
-          transcript_confidence: number(attributes, table.userTurn.confidence),
-          metrics: {
-            started_speaking_at: isoMicros(speaking[0]?.span.start_time_us ?? span.start_time_us),
-            stopped_speaking_at: speaking.length > 0 ? isoMicros(speaking.at(-1)!.span.end_time_us) : null,
-            transcription_delay: number(attributes, table.userTurn.transcriptionDelay),
-            end_of_turn_delay: number(attributes, table.userTurn.endOfTurnDelay),
+      items.push(
+        userMessage(
+          span.start_time_us,
+          span.span_id,
+          span.end_time_us,
+          stringAttribute(attributes, table.userTurn.transcript),
+          {
+            transcript_confidence: number(attributes, table.userTurn.confidence),
+            metrics: {
+              started_speaking_at: isoMicros(speaking[0]?.span.start_time_us ?? span.start_time_us),
+              stopped_speaking_at: speaking.length > 0 ? isoMicros(speaking.at(-1)!.span.end_time_us) : null,
+              transcription_delay: number(attributes, table.userTurn.transcriptionDelay),
+              end_of_turn_delay: number(attributes, table.userTurn.endOfTurnDelay),
+            },
           },
-        },
-      })
+        ),
+      )
     } else if (agentTurns.has(span.name)) {
       const text = stringAttribute(attributes, table.agentTurn.text)
       const speaking = children(view, table.spans.agentSpeaking)[0]
@@ -288,6 +294,25 @@ function conversation(
       origin,
     },
   }
+}
+
+/** A user message ordered by `atUs` (before the reply it starts), created at `createdUs`. */
+function userMessage(
+  atUs: number,
+  id: string,
+  createdUs: number,
+  content: string | null,
+  more: Partial<HistoryItem> = {},
+): TimedItem {
+  const item: HistoryItem = {
+    role: 'User',
+    kind: 'Message',
+    content,
+    id,
+    created_at: isoMicros(createdUs),
+    interrupted: false,
+  }
+  return { at: atUs, rank: 0, item: { ...item, ...more } }
 }
 
 const nonEmpty = (value: string | null): string | null => (value === null || value === '' ? null : value)

@@ -31,6 +31,8 @@ export interface LiveKitTable {
   zeroMeansAbsent: readonly string[]
   agentTurn: {
     text: string
+    /** The user message that triggered the reply: a text session's only record of what the user said. */
+    userInput: string
     interrupted: string
     e2eLatency: string | null
     speechId: string

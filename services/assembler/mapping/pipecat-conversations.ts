@@ -3,6 +3,7 @@ import {
   type AttributeMap,
   booleanAttribute,
   numberAttribute,
+  plainAttributeValue,
   stringAttribute,
 } from '../../../core/otlp/otlp-attributes.ts'
 import type { AssembledConversation, ConversationMapping } from './conversation-mapping.ts'
@@ -23,7 +24,7 @@ import { ancestorNamed, type SpanView, type TraceView } from './trace-view.ts'
 
 // Pipecat spans -> ConversationComplete records (docs/otlp.md §4.5), one per `conversation` span.
 // A Pipecat turn is one user utterance and the bot's reply: its `stt` spans make the user message,
-// each `llm` span with output an assistant message, tool calls come from the next `llm` span's
+// each `llm` span with output (or a `tts` after it) an assistant message, tool calls come from the next `llm` span's
 // input (OpenAI format). Speaking times are derived (§4.5, question 8): the user's from the STT
 // span (VAD-anchored start; end minus its TTFB), the agent's start from the user's stop plus the
 // turn's user-bot latency; the agent's stop is not sent.
@@ -213,12 +214,14 @@ function record(trace: TraceView, table: PipecatTable, conversation: Conversatio
         })
       }
       previousLlmEnd = llm.span.end_time_us
-      const output = stringAttribute(attributes, table.llm.output)?.trim() ?? null
-      if (output === null || output === '') return
+      const output = stringAttribute(attributes, table.llm.output)?.trim() || null
       const nextStart = llms[index + 1]?.span.start_time_us ?? Number.POSITIVE_INFINITY
       const tts = ttss.find(
         (view) => view.span.start_time_us >= startUsOfLlm && view.span.start_time_us < nextStart,
       )
+      // A reply: an llm span with output, or one whose words were synthesized (a PII policy that
+      // removes `output` keeps the reply and its latencies). A call that only asked for a tool is none.
+      if (output === null && !tts) return
       const first = assistants.length === 0
       const agentStartUs =
         first && latency !== null && userStoppedUs !== null ? userStoppedUs + latency * 1e6 : null
@@ -254,14 +257,7 @@ function record(trace: TraceView, table: PipecatTable, conversation: Conversatio
   const otherAttributes = Object.fromEntries(
     [...rootAttributes.values()]
       .filter((attribute) => !used.has(attribute.key))
-      .map((attribute) => [
-        attribute.key,
-        attribute.string_value ??
-          attribute.double_value ??
-          attribute.int_value ??
-          attribute.bool_value ??
-          attribute.json_value,
-      ]),
+      .map((attribute) => [attribute.key, plainAttributeValue(attribute)]),
   )
   const origin = originOf(pipecatFramework, table.id, trace.traceId, trace.resource, root)
   return {

@@ -74,12 +74,18 @@ class CollectingExporter(SpanExporter):
             out.write("\n")
 
 
-def tracer_provider(service_name: str, collector: CollectingExporter) -> TracerProvider:
+def tracer_provider(
+    service_name: str, collector: CollectingExporter, framework_version: str | None = None
+) -> TracerProvider:
     """A TracerProvider that collects every span, and also exports it with the SDK's OTLP/HTTP
     protobuf exporter when OTLP_TRACES_ENDPOINT is set (OTLP_BEARER_TOKEN becomes the
     Authorization header; the exporter gzips, as OTEL_EXPORTER_OTLP_COMPRESSION=gzip asks), or its
-    JSON exporter with OTLP_ENCODING=json."""
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    JSON exporter with OTLP_ENCODING=json. `framework_version` goes in the resource attribute
+    voice.framework.version, where the assembler looks for it (neither framework sends its own)."""
+    attributes = {"service.name": service_name}
+    if framework_version:
+        attributes["voice.framework.version"] = framework_version
+    provider = TracerProvider(resource=Resource.create(attributes))
     provider.add_span_processor(SimpleSpanProcessor(collector))
     endpoint = os.environ.get("OTLP_TRACES_ENDPOINT")
     if endpoint:
@@ -102,3 +108,12 @@ def tracer_provider(service_name: str, collector: CollectingExporter) -> TracerP
             )
         )
     return provider
+
+
+def flush_and_write(provider: TracerProvider, collector: CollectingExporter, out_path: str) -> None:
+    """Exports what is left, writes the spans to `out_path` and prints how many and their names."""
+    provider.force_flush()
+    provider.shutdown()
+    collector.write(out_path)
+    names = [span.name for span in collector.spans]
+    print(f"{len(names)} spans: " + json.dumps(sorted(set(names))), flush=True)

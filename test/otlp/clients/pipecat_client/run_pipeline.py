@@ -70,7 +70,7 @@ from pipecat.utils import string as pipecat_string
 from pipecat.utils.time import time_now_iso8601
 from pipecat.utils.tracing.service_decorators import traced_stt, traced_tts
 
-from otlp_export import CollectingExporter, tracer_provider
+from otlp_export import CollectingExporter, flush_and_write, tracer_provider
 
 
 def _sentences(text: str) -> list[str]:
@@ -347,11 +347,7 @@ async def main(out_path: str) -> None:
     runner = WorkerRunner(handle_sigint=False)
     await asyncio.gather(runner.run(worker), finish())
 
-    provider.force_flush()
-    provider.shutdown()
-    collector.write(out_path)
-    names = [span.name for span in collector.spans]
-    print(f"{len(names)} spans: " + json.dumps(sorted(set(names))))
+    flush_and_write(provider, collector, out_path)
 
 
 if __name__ == "__main__":
