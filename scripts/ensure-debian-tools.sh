@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that a project command needs and a new machine lacks (a suite that
 # passes only where someone installed a browser by hand is red for every newcomer). Each argument
-# is COMMAND:PACKAGE; a command already on PATH is left alone. Root with apt-get installs the
+# is COMMAND:PACKAGE, or python3.MODULE:PACKAGE for a module python3 must import (python3.ensurepip:
+# python3-venv, which has no command of its own); what is already there is left alone. Root with apt-get installs the
 # missing packages; anywhere else it fails, naming the packages and the command that installs them.
 #   bash scripts/ensure-debian-tools.sh prometheus:prometheus chromium:chromium
 # APT_GET names the installer (default apt-get; the unit test points it at a missing one).
 set -euo pipefail
 
 apt_get="${APT_GET:-apt-get}"
+# A command on PATH, or (python3.MODULE) a module python3 imports.
+there() {
+  case "$1" in
+    python3.*) command -v python3 >/dev/null 2>&1 && python3 -c "import ${1#python3.}" >/dev/null 2>&1 ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
 missing_packages=()
 missing_commands=()
 for pair in "$@"; do
   command_name="${pair%%:*}"
   package="${pair#*:}"
-  command -v "$command_name" >/dev/null 2>&1 && continue
+  there "$command_name" && continue
   missing_commands+=("$command_name")
   case " ${missing_packages[*]} " in *" $package "*) ;; *) missing_packages+=("$package") ;; esac
 done
@@ -31,7 +39,7 @@ if ! { "$apt_get" update -qq && DEBIAN_FRONTEND=noninteractive "$apt_get" instal
   exit 1
 fi
 for command_name in "${missing_commands[@]}"; do
-  command -v "$command_name" >/dev/null 2>&1 || {
+  there "$command_name" || {
     say "installed ${missing_packages[*]}, yet $command_name is still not on PATH"
     exit 1
   }

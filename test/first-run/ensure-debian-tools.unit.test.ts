@@ -51,6 +51,14 @@ describe('ensure-debian-tools.sh', () => {
     expect(result.stderr).toContain('apt-get update && apt-get install -y pkg-one pkg-two')
   })
 
+  it('checks a python3 module by importing it (python3-venv has no command): there, nothing; missing, its package', () => {
+    expect(run(['python3.json:python3'], '/nonexistent/apt-get')).toMatchObject({ status: 0, stderr: '' })
+    const missing = run(['python3.va_no_such_module:python3-va-nothing'], '/nonexistent/apt-get')
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toContain('missing python3.va_no_such_module')
+    expect(missing.stderr).toContain('apt-get install -y python3-va-nothing')
+  })
+
   it.runIf(process.getuid?.() === 0)('as root, installs the missing packages once, after an update', () => {
     const installer = recordingInstaller()
     const result = run(['va-tool-x:x', 'va-tool-y:y', 'sh:dash'], installer.aptGet, installer.binDir)
