@@ -152,12 +152,30 @@ async function startWorker(dataDir: string, changes = '') {
 const consumed = (workerUrl: string) => metricSum(workerUrl, 'worker_messages_consumed_total')
 
 /** Waits until the worker consumed `target` messages in all; meanwhile samples the assembler's gauges. */
+async function samplePeaks(assemblerUrl: string, peaks: Peaks): Promise<void> {
+  peaks.spans = Math.max(peaks.spans, await metricSum(assemblerUrl, 'assembler_spans_held'))
+  peaks.traces = Math.max(peaks.traces, await metricSum(assemblerUrl, 'assembler_traces_open'))
+  peaks.heapBytes = Math.max(peaks.heapBytes, await metricSum(assemblerUrl, 'nodejs_heap_size_used_bytes'))
+}
+
 async function drained(workerUrl: string, assemblerUrl: string, target: number, peaks: Peaks) {
   const deadline = Date.now() + Number(process.env.BENCH_DRAIN_TIMEOUT_SECONDS ?? 300) * 1000
+  let nextReport = Date.now() + 10_000
   for (;;) {
-    peaks.spans = Math.max(peaks.spans, await metricSum(assemblerUrl, 'assembler_spans_held'))
-    peaks.traces = Math.max(peaks.traces, await metricSum(assemblerUrl, 'assembler_traces_open'))
-    if ((await consumed(workerUrl)) >= target) return Date.now()
+    for (const [name, running] of Object.entries(services))
+      if (running.service.child.exitCode !== null || running.service.child.signalCode !== null)
+        throw new Error(
+          `the ${name} exited (${running.service.child.exitCode ?? running.service.child.signalCode}):\n${running.service.output.join('').slice(-3000)}`,
+        )
+    await samplePeaks(assemblerUrl, peaks)
+    const done = await consumed(workerUrl)
+    if (done >= target) return Date.now()
+    if (Date.now() >= nextReport) {
+      console.error(
+        `  worker consumed ${done} of ${target}; assembler spans held ${await metricSum(assemblerUrl, 'assembler_spans_held')}`,
+      )
+      nextReport += 10_000
+    }
     if (Date.now() > deadline)
       throw new Error(`the worker consumed ${await consumed(workerUrl)} of ${target}`)
     await sleep(250)
@@ -167,7 +185,10 @@ async function drained(workerUrl: string, assemblerUrl: string, target: number, 
 interface Peaks {
   spans: number
   traces: number
+  /** V8 heap used (the default metrics' nodejs_heap_size_used_bytes). */
+  heapBytes: number
 }
+const noPeaks = (): Peaks => ({ spans: 0, traces: 0, heapBytes: 0 })
 
 const percentile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!
 const sortedNumbers = (values: number[]) => [...values].sort((a, b) => a - b)
@@ -248,7 +269,7 @@ try {
   }
 
   // 1. OTLP, as fast as the ingress answers.
-  const peaks: Peaks = { spans: 0, traces: 0 }
+  const peaks = noPeaks()
   const loadOtlp = load1()
   console.error(
     `OTLP: ${settings.conversations} conversations by ${settings.senders} senders (load ${loadOtlp})`,
@@ -257,9 +278,17 @@ try {
   let consumedBase = await consumed(services.worker.url)
   let cpuBefore = cpuNow()
   const otlpStart = Date.now()
+  let sentConversations = 0
+  let ticks = 0
+  const progress = setInterval(() => {
+    void samplePeaks(services.assembler!.url, peaks).catch(() => {})
+    if (++ticks % 40 === 0)
+      console.error(`  ${sentConversations} conversations sent, non-2xx ${otlpPoster.non2xx}`)
+  }, 250)
   await sendAll(throughputLoad, settings.senders, async (load) => {
     for (const body of load.bodies) await otlpPoster.post('/v1/traces', body, otlpHeaders)
-  })
+    sentConversations++
+  }).finally(() => clearInterval(progress))
   const otlpAccepted = Date.now()
   otlpPoster.close()
   await drained(services.worker.url, services.assembler.url, consumedBase + settings.conversations, peaks)
@@ -286,10 +315,7 @@ try {
   })
   const webhookAccepted = Date.now()
   webhookPoster.close()
-  await drained(services.worker.url, services.assembler.url, consumedBase + settings.conversations, {
-    spans: 0,
-    traces: 0,
-  })
+  await drained(services.worker.url, services.assembler.url, consumedBase + settings.conversations, noPeaks())
   const webhookCpu = cpuPerConversationMs(cpuBefore, settings.conversations)
 
   // 2. Freshness at a steady rate, with the shipped defaults first.
@@ -307,10 +333,7 @@ try {
     )
     const base = await consumed(services.worker.url)
     const sent = await sendSteadily(run.loads, settings.freshnessRate, settings.freshnessSpreadSeconds)
-    await drained(services.worker.url, services.assembler.url, base + run.loads.length, {
-      spans: 0,
-      traces: 0,
-    })
+    await drained(services.worker.url, services.assembler.url, base + run.loads.length, noPeaks())
     const insertSeconds = await metricSum(services.worker.url, 'worker_insert_duration_seconds_sum')
     const inserts = await metricSum(services.worker.url, 'worker_insert_duration_seconds_count')
     freshness.push({
@@ -419,8 +442,8 @@ try {
     `| OTLP: CPU per conversation, ingress / assembler / worker | ${otlpCpu.ingress.toFixed(1)} / ${otlpCpu.assembler.toFixed(1)} / ${otlpCpu.worker.toFixed(1)} ms | | |`,
     `| webhook, same run, same conversations: events/s accepted / stored | ${webhook.accepted.toFixed(1)} / ${webhook.stored.toFixed(1)} (${webhookRows!.n} rows, ${itemRows!.webhook} item rows), non-2xx ${webhookPoster.non2xx} | | |`,
     `| webhook: CPU per conversation, ingress / worker | ${webhookCpu.ingress.toFixed(1)} / ${webhookCpu.worker.toFixed(1)} ms | | |`,
-    `| assembler peak RSS (after the throughput load) | ${assemblerRssMb.toFixed(0)} MB | V8 old space ${limits.assemblerHeapMb} MB | ${verdict(assemblerRssMb < limits.assemblerHeapMb)} |`,
-    `| assembler peak spans held / open traces (gauges, sampled 4×/s) | ${peaks.spans} / ${peaks.traces} | ASSEMBLER_MAX_SPANS ${limits.assemblerMaxSpans} / ASSEMBLER_MAX_TRACES ${limits.assemblerMaxTraces} | ${verdict(peaks.spans <= limits.assemblerMaxSpans && peaks.traces <= limits.assemblerMaxTraces)} |`,
+    `| assembler peak V8 heap used (sampled 4×/s) / peak RSS, after the throughput load | ${(peaks.heapBytes / 1024 / 1024).toFixed(0)} / ${assemblerRssMb.toFixed(0)} MB (heap ${(peaks.heapBytes / Math.max(peaks.spans, 1)).toFixed(0)} B per span held) | V8 old space ${limits.assemblerHeapMb} MB (start:assembler) | ${verdict(peaks.heapBytes / 1024 / 1024 < limits.assemblerHeapMb)} |`,
+    `| assembler peak spans held / open traces (gauges, sampled 4×/s from the first request) | ${peaks.spans} / ${peaks.traces} | ASSEMBLER_MAX_SPANS ${limits.assemblerMaxSpans} / ASSEMBLER_MAX_TRACES ${limits.assemblerMaxTraces} | ${verdict(peaks.spans <= limits.assemblerMaxSpans && peaks.traces <= limits.assemblerMaxTraces)} |`,
     `| ingress / worker peak RSS (whole run) | ${ingressRssMb.toFixed(0)} / ${workerRssMb.toFixed(0)} MB | | |`,
     ...freshnessLines,
     `| conversation as OTLP JSON / protobuf / gzipped protobuf (its requests summed; average of ${sizes.count}, largest) | ${kb(sizes.average('json'))} / ${kb(sizes.average('protobuf'))} / ${kb(sizes.average('gzip'))} (largest ${kb(sizes.largest('json'))} / ${kb(sizes.largest('protobuf'))} / ${kb(sizes.largest('gzip'))}); gzipped JSON ${kb(sizes.average('gzipJson'))}; its webhook JSON ${kb(sizes.average('webhookJson'))} | | |`,

@@ -39,7 +39,8 @@ const livekitConversations = (count: number, seed: number, historyItems: number)
     (event) => ({ ...event, data: { ...event.data, session_id: randomUUID() } }),
   )
 
-const gzippedProtobuf = (request: OtlpJsonRequest) => gzipSync(encodeOtlpJsonAsProtobuf(request))
+/** Copied: zlib's result is a view of its larger output buffer, which thousands of bodies would keep. */
+const gzippedProtobuf = (request: OtlpJsonRequest) => Buffer.from(gzipSync(encodeOtlpJsonAsProtobuf(request)))
 
 export function conversationLoads(count: number, seed: number, historyItems: number): ConversationLoad[] {
   return livekitConversations(count, seed, historyItems).map((event) => {
@@ -92,6 +93,7 @@ export function createPoster(port: number, sockets: number): Poster {
           )
         },
       )
+      sent.setTimeout(60_000, () => sent.destroy(new Error(`no answer within 60 s from ${path}`)))
       sent.on('error', reject)
       sent.end(body)
     })
