@@ -27,7 +27,8 @@ export function startService(
     output,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve()
+        // Exited, or killed by a signal (e.g. V8 aborting out of memory): no 'exit' event will come.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
         child.once('exit', () => resolve())
         child.kill('SIGTERM')
       }),
