@@ -78,6 +78,8 @@ const envSchema = z
     ASSEMBLER_RESTORE_SECONDS: positiveInt.default(2_700),
     /** Spans held in memory; beyond it kept traces are dropped, then the oldest open ones emitted early. */
     ASSEMBLER_MAX_SPANS: positiveInt.default(500_000),
+    /** What the spans held weigh at most (MB, estimated from their texts); within the 1,536 MB heap the assembler runs with. */
+    ASSEMBLER_MAX_SPAN_MB: positiveInt.default(512),
     ASSEMBLER_MAX_TRACES: positiveInt.default(20_000),
     /** `source:mapping` pairs (e.g. lk:livekit-agents-1.7,bot:pipecat-1.x); a source not named is detected from its spans. */
     ASSEMBLER_SOURCE_MAPPINGS: z.string().default(''),

@@ -18,6 +18,11 @@ export function createAssemblerMetrics(registry: Registry) {
       help: 'Spans in memory, open and kept traces (cap ASSEMBLER_MAX_SPANS)',
       registers: [registry],
     }),
+    spanBytesHeld: new Gauge({
+      name: 'assembler_span_bytes_held',
+      help: 'What the spans in memory weigh, estimated from their texts (cap ASSEMBLER_MAX_SPAN_MB)',
+      registers: [registry],
+    }),
     tracesRestored: new Counter({
       name: 'assembler_traces_restored_total',
       help: 'Emitted traces restored on reading a partition afresh: whole (with their spans) or id (a late span is dead-lettered)',

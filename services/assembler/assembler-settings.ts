@@ -10,6 +10,7 @@ export function assemblySettings(config: Config): AssemblySettings {
     restoreMs: config.ASSEMBLER_RESTORE_SECONDS * 1000,
     forgottenIds: 100_000,
     maxSpans: config.ASSEMBLER_MAX_SPANS,
+    maxSpanBytes: config.ASSEMBLER_MAX_SPAN_MB * 1024 * 1024,
     maxTraces: config.ASSEMBLER_MAX_TRACES,
   }
 }

@@ -320,6 +320,7 @@ export async function startAssembler(
     metrics.tracesOpen.set(stats.openTraces)
     metrics.tracesKept.set(stats.keptTraces)
     metrics.spansHeld.set(stats.spans)
+    metrics.spanBytesHeld.set(stats.spanBytes)
   }
   const timer = setInterval(() => {
     ticking = ticking

@@ -17,6 +17,11 @@ export interface AssemblySettings {
   forgottenIds: number
   /** Spans held in open and kept traces; beyond it the oldest are emitted early (kept ones dropped first). */
   maxSpans: number
+  /**
+   * What those spans weigh (span-bytes.ts), the same way: the cap that bounds memory, since a span of a
+   * long LiveKit call (its LLM spans repeat the whole chat context) weighs many times a short one's.
+   */
+  maxSpanBytes: number
   /** Open traces held; beyond it the oldest are emitted early. */
   maxTraces: number
 }
@@ -28,5 +33,6 @@ export const defaultAssemblySettings: AssemblySettings = {
   restoreMs: 2_700_000,
   forgottenIds: 100_000,
   maxSpans: 500_000,
+  maxSpanBytes: 512 * 1024 * 1024,
   maxTraces: 20_000,
 }

@@ -2,6 +2,7 @@ import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
 import type { TraceInput } from '../mapping/trace-view.ts'
 import type { AssemblySettings } from './assembly-settings.ts'
 import type { RestoredTraces } from './restore-plan.ts'
+import { spanBytes } from './span-bytes.ts'
 
 // The assembler's decisions, without I/O or a clock of its own (the caller passes `now`): which
 // spans belong to which trace, when a trace is emitted, which offset of each partition may be
@@ -42,6 +43,8 @@ interface Trace {
   source: string
   resourceAttributes: OtlpSpans['resource_attributes']
   spans: Map<string, OtlpSpan>
+  /** What its spans weigh (span-bytes.ts). */
+  bytes: number
   /** Offsets of messages whose spans no acknowledged emission covers yet. */
   pending: bigint[]
   firstArrivedMs: number
@@ -70,6 +73,7 @@ export class TraceAssembly {
   /** Ids of emitted traces whose spans are gone; insertion order = age. */
   private readonly forgotten = new Set<string>()
   private spanCount = 0
+  private bytesHeld = 0
 
   private readonly settings: AssemblySettings
   private readonly isRoot: (span: OtlpSpan) => boolean
@@ -96,6 +100,7 @@ export class TraceAssembly {
         source: message.source,
         resourceAttributes: message.resource_attributes,
         spans: new Map(),
+        bytes: 0,
         pending: [],
         firstArrivedMs: nowMs,
         lastArrivedMs: nowMs,
@@ -111,7 +116,11 @@ export class TraceAssembly {
     trace.pending.push(offset)
     trace.lastArrivedMs = nowMs
     for (const span of message.spans) {
-      if (!trace.spans.has(span.span_id)) this.spanCount++
+      const earlier = trace.spans.get(span.span_id)
+      if (!earlier) this.spanCount++
+      const weight = spanBytes(span) - (earlier ? spanBytes(earlier) : 0)
+      trace.bytes += weight
+      this.bytesHeld += weight
       trace.spans.set(span.span_id, span)
       if (trace.rootArrivedMs === null && this.isRoot(span)) trace.rootArrivedMs = nowMs
     }
@@ -171,6 +180,8 @@ export class TraceAssembly {
     for (const input of restored.whole) {
       if (this.traces.has(input.traceId)) continue
       const spans = new Map(input.spans.map((span) => [span.span_id, span]))
+      let bytes = 0
+      for (const span of spans.values()) bytes += spanBytes(span)
       const hasRoot = input.spans.some(this.isRoot)
       this.traces.set(input.traceId, {
         traceId: input.traceId,
@@ -178,6 +189,7 @@ export class TraceAssembly {
         source: input.source,
         resourceAttributes: [...input.resourceAttributes],
         spans,
+        bytes,
         pending: [],
         firstArrivedMs: nowMs,
         lastArrivedMs: nowMs,
@@ -190,6 +202,7 @@ export class TraceAssembly {
       })
       this.forgotten.delete(input.traceId)
       this.spanCount += spans.size
+      this.bytesHeld += bytes
     }
     for (const traceId of restored.idsOnly) if (!this.traces.has(traceId)) this.remember(traceId)
     this.enforceCaps()
@@ -267,6 +280,7 @@ export class TraceAssembly {
       if (partitions.has(trace.partition)) {
         this.traces.delete(trace.traceId)
         this.spanCount -= trace.spans.size
+        this.bytesHeld -= trace.bytes
       }
     for (const partition of partitions) this.partitions.delete(partition)
   }
@@ -279,7 +293,13 @@ export class TraceAssembly {
       if (trace.pending.length > 0 || trace.emitting) open++
       else kept++
     }
-    return { openTraces: open, keptTraces: kept, spans: this.spanCount, forgottenIds: this.forgotten.size }
+    return {
+      openTraces: open,
+      keptTraces: kept,
+      spans: this.spanCount,
+      spanBytes: this.bytesHeld,
+      forgottenIds: this.forgotten.size,
+    }
   }
 
   private partitionState(partition: string): PartitionState {
@@ -294,6 +314,7 @@ export class TraceAssembly {
   private forget(trace: Trace): void {
     this.traces.delete(trace.traceId)
     this.spanCount -= trace.spans.size
+    this.bytesHeld -= trace.bytes
     this.remember(trace.traceId)
   }
 
@@ -309,42 +330,40 @@ export class TraceAssembly {
 
   /** Over a cap: kept traces are forgotten first (oldest first), then the oldest open ones emitted early. */
   private enforceCaps(): void {
-    const { maxSpans, maxTraces } = this.settings
+    const { maxSpans, maxSpanBytes, maxTraces } = this.settings
+    const within = (spans: number, bytes: number) => spans <= maxSpans && bytes <= maxSpanBytes
     const over = () =>
-      this.spanCount > maxSpans || (this.traces.size > maxTraces && this.openCount() > maxTraces)
+      !within(this.spanCount, this.bytesHeld) ||
+      (this.traces.size > maxTraces && this.openCount() > maxTraces)
     if (!over()) return
     const byAge = [...this.traces.values()].sort((a, b) => a.firstArrivedMs - b.firstArrivedMs)
     for (const trace of byAge) {
-      if (this.spanCount <= maxSpans) break
+      if (within(this.spanCount, this.bytesHeld)) break
       if (trace.emittedMs !== null && !trace.emitting && trace.pending.length === 0) this.forget(trace)
     }
     // Open traces forced out are counted as gone once their emission is acknowledged (still held until then).
-    let open = this.openCount() - this.forcedCount()
-    let spans = this.spanCount - this.forcedSpans()
+    let open = this.openCount()
+    let spans = this.spanCount
+    let bytes = this.bytesHeld
+    for (const trace of this.traces.values())
+      if (trace.forced) {
+        open--
+        spans -= trace.spans.size
+        bytes -= trace.bytes
+      }
     for (const trace of byAge) {
-      if (spans <= maxSpans && open <= maxTraces) break
+      if (within(spans, bytes) && open <= maxTraces) break
       if (trace.forced || trace.emitting || trace.pending.length === 0) continue
       trace.forced = true
       open--
       spans -= trace.spans.size
+      bytes -= trace.bytes
     }
   }
 
   private openCount(): number {
     let count = 0
     for (const trace of this.traces.values()) if (trace.pending.length > 0 || trace.emitting) count++
-    return count
-  }
-
-  private forcedCount(): number {
-    let count = 0
-    for (const trace of this.traces.values()) if (trace.forced) count++
-    return count
-  }
-
-  private forcedSpans(): number {
-    let count = 0
-    for (const trace of this.traces.values()) if (trace.forced) count += trace.spans.size
     return count
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
 import { defaultAssemblySettings } from './assembly-settings.ts'
+import { spanBytes } from './span-bytes.ts'
 import { TraceAssembly } from './trace-assembly.ts'
 
 const span = (id: string, name = 'child'): OtlpSpan => ({
@@ -124,6 +125,32 @@ describe('TraceAssembly', () => {
     assembly.add('p0', 3n, message('new', span('d')), 300)
     const forced = assembly.due(301)
     expect(forced.map((emission) => [emission.traceId, emission.reason])).toEqual([['old', 'cap']])
+  })
+
+  it('over the weight cap: a few heavy spans (long chat contexts) force the oldest open trace out as many light ones would', () => {
+    const heavy = (id: string): OtlpSpan => ({
+      ...span(id),
+      attributes: [
+        {
+          key: 'lk.pii.chat_ctx',
+          string_value: 'x'.repeat(50_000),
+          int_value: null,
+          double_value: null,
+          bool_value: null,
+          json_value: null,
+        },
+      ],
+    })
+    const weight = spanBytes(heavy('w'))
+    expect(weight).toBeGreaterThan(100_000) // two bytes a character, beside the key and the objects
+    const assembly = make({ maxSpanBytes: 2.5 * weight })
+    assembly.add('p0', 0n, message('old', heavy('a')), 0)
+    assembly.add('p0', 1n, message('new', heavy('b'), heavy('c')), 1)
+    expect(assembly.stats()).toMatchObject({ spans: 3, spanBytes: 3 * weight })
+    expect(assembly.due(2).map((emission) => [emission.traceId, emission.reason])).toEqual([['old', 'cap']])
+    // the same span again (a retried request) weighs once
+    assembly.add('p0', 2n, message('new', heavy('b')), 3)
+    expect(assembly.stats().spanBytes).toBe(3 * weight)
   })
 
   it('over the trace cap: the oldest open trace is emitted early', () => {
