@@ -108,6 +108,12 @@ describe('npm run dev', () => {
       VA_STATE_DIR: data.dir,
       WEBHOOK_SECRETS: `devtest=${secret}`,
       LOG_LEVEL: 'info',
+      // dev also runs the assembler: on topics of its own, so that it neither assembles other test
+      // files' spans into the shared event topic nor takes a fixed metrics port
+      ASSEMBLER_TOPIC: `va-test-dev-spans-${groupId}`,
+      ASSEMBLER_DLQ_TOPIC: `va-test-dev-spans-${groupId}.dlq`,
+      ASSEMBLER_GROUP_ID: `${groupId}-assembler`,
+      ASSEMBLER_METRICS_PORT: '0',
     }
   })
   afterAll(() => data.remove())
@@ -122,8 +128,12 @@ describe('npm run dev', () => {
         60_000,
         'dev pipeline running',
       )
-      const body = loadFixtureText('full')
-      const sessionId = JSON.parse(body).data.session_id as string
+      // A session of its own: other test files deliver the same fixture to the shared topic meanwhile
+      // (between this group's start offsets and this delivery), and the first row seen could be theirs.
+      const sessionId = randomUUID()
+      const fixture = JSON.parse(loadFixtureText('full'))
+      fixture.data.session_id = sessionId
+      const body = JSON.stringify(fixture)
       const response = await fetch(`${ingressUrl}/webhooks/conversation-complete?token=${secret}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
