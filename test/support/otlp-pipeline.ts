@@ -81,7 +81,9 @@ export async function startOtlpPipeline(
     const env = workerEnv(topics.conversationComplete, data.dir, {
       KAFKA_BROKERS: kafka.brokers,
       WORKER_DLQ_TOPIC: topics.deadLetter,
-      ASSEMBLER_METRICS_PORT: '0',
+      // its own broker: the topics the ingress writes, as shipped
+      ASSEMBLER_TOPIC: topics.otlpSpans,
+      ASSEMBLER_DLQ_TOPIC: topics.otlpSpansDeadLetter,
       ...assemblerSettings,
     })
     worker = await step('the worker', startWorker(loadConfig(env), testLogger(), { clickhouse }))

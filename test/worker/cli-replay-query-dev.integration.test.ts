@@ -108,12 +108,6 @@ describe('npm run dev', () => {
       VA_STATE_DIR: data.dir,
       WEBHOOK_SECRETS: `devtest=${secret}`,
       LOG_LEVEL: 'info',
-      // dev also runs the assembler: on topics of its own, so that it neither assembles other test
-      // files' spans into the shared event topic nor takes a fixed metrics port
-      ASSEMBLER_TOPIC: `va-test-dev-spans-${groupId}`,
-      ASSEMBLER_DLQ_TOPIC: `va-test-dev-spans-${groupId}.dlq`,
-      ASSEMBLER_GROUP_ID: `${groupId}-assembler`,
-      ASSEMBLER_METRICS_PORT: '0',
     }
   })
   afterAll(() => data.remove())
