@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { testSpan } from '../../test/support/otlp-test-spans.ts'
 import type { DecodedSpan } from './otlp-decoded-request.ts'
 import { groupOtlpSpans } from './otlp-spans-grouping.ts'
 
@@ -7,22 +8,7 @@ const traceA = 'a'.repeat(32)
 const traceB = 'b'.repeat(32)
 let next = 1
 function span(trace_id: string, changes: Partial<DecodedSpan> = {}): DecodedSpan {
-  return {
-    trace_id,
-    span_id: (next++).toString(16).padStart(16, '0'),
-    parent_span_id: null,
-    name: 'x',
-    kind: 1,
-    start_time_us: 1,
-    end_time_us: 2,
-    status_code: 0,
-    status_message: null,
-    scope_name: null,
-    scope_version: null,
-    attributes: [],
-    events: [],
-    ...changes,
-  }
+  return { trace_id, ...testSpan((next++).toString(16).padStart(16, '0'), 'x'), ...changes }
 }
 const resource = (name: string) => [
   {

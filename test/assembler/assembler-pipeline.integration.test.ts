@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSchemaRegistry } from '../../core/event/event-codec.ts'
+import { describe, expect, it } from 'vitest'
 import type { OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { createOtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
-import { createMetricsRegistry, type Registry } from '../../core/runtime/metrics.ts'
-import { loadConfig } from '../../core/settings/env.ts'
-import { type RunningAssembler, startAssembler } from '../../services/assembler/assembler.ts'
+import { createMetricsRegistry } from '../../core/runtime/metrics.ts'
 import { traceSessionId } from '../../services/assembler/mapping/session-id.ts'
-import { schemaRegistryUrl } from '../stack/servers.ts'
+import { assemblerRig } from '../support/assembler-rig.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { createTestTopic } from '../support/kafka-test-helpers.ts'
 import {
   livekitFixtureFile,
   pipecatFixtureFile,
@@ -16,8 +11,6 @@ import {
   splitIntoBatches,
 } from '../support/otlp-fixture.ts'
 import { waitFor } from '../support/wait-for.ts'
-import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
-import { testLogger, workerEnv } from '../support/worker-settings.ts'
 
 // The assembler between real servers: the fixtures' spans published to a spans topic as the
 // receiver would (Avro OtlpSpans through the registry, split into several messages per trace, out
@@ -25,57 +18,24 @@ import { testLogger, workerEnv } from '../support/worker-settings.ts'
 // the embedded ClickHouse. A late span replaces the conversation; a restart before emission loses
 // nothing.
 describe('assembler: OTLP spans to conversation rows', () => {
-  let fixture: WorkerFixture
-  let spansTopic: string
-  let encode: (message: OtlpSpans) => Buffer
-  const assemblers: RunningAssembler[] = []
+  const rig = assemblerRig('assembler')
+  const { start, publish } = rig
   const livekit = readOtlpFixture(livekitFixtureFile, 'lk')[0]!
   const pipecat = readOtlpFixture(pipecatFixtureFile, 'pc')[0]!
   const livekitSession = traceSessionId(livekit.trace_id)
   const pipecatSession = 'c2b1e7a4-5d0f-4f3e-9a51-0d6c2f8e1b37'
 
-  const start = async (extra: Record<string, string> = {}, registry?: Registry) => {
-    const env = workerEnv(fixture.topic, fixture.dataDir, {
-      ASSEMBLER_TOPIC: spansTopic,
-      ASSEMBLER_OUTPUT_TOPIC: fixture.topic,
-      ASSEMBLER_DLQ_TOPIC: `${spansTopic}.dlq`,
-      ASSEMBLER_GROUP_ID: `va-test-assembler-${spansTopic}`,
-      ASSEMBLER_METRICS_PORT: '0',
-      ASSEMBLER_ROOT_GRACE_MS: '300',
-      ...extra,
-    })
-    const assembler = await startAssembler(loadConfig(env), testLogger(), { registry, tickMs: 50 })
-    assemblers.push(assembler)
-    return assembler
-  }
-  const publish = async (messages: OtlpSpans[]) => {
-    for (const message of messages)
-      await fixture.producer.sendBatch([
-        { topic: spansTopic, messages: [{ key: message.trace_id, value: encode(message) }] },
-      ])
-  }
   const conversations = () =>
     queryRows<Record<string, unknown>>(
-      fixture.clickhouse,
+      rig.worker.clickhouse,
       `SELECT * FROM ${database}.conversations FINAL ORDER BY session_id`,
     )
   const items = (sessionId: string) =>
     queryRows<Record<string, unknown>>(
-      fixture.clickhouse,
+      rig.worker.clickhouse,
       `SELECT * FROM ${database}.conversation_items FINAL WHERE session_id = {s:String} ORDER BY item_index`,
       { s: sessionId },
     )
-
-  beforeAll(async () => {
-    fixture = await startWorkerFixture('assembler', 1)
-    spansTopic = await createTestTopic(fixture.kafka, 'otlp-spans', 2)
-    encode = (await createOtlpSpansCodec(createSchemaRegistry(schemaRegistryUrl()))).encode
-    await fixture.startWorker()
-  })
-  afterAll(async () => {
-    for (const assembler of assemblers) await assembler.stop()
-    await fixture?.stop()
-  })
 
   it('stores the LiveKit and the Pipecat conversation with latencies, tool calls, speaking times and origin', async () => {
     await start()
@@ -119,7 +79,7 @@ describe('assembler: OTLP spans to conversation rows', () => {
     const output = livekitItems.find((item) => item.kind === 'FunctionCallOutput')!
     expect(output.tool_output).toBe('The weather in Tokyo is sunny today, 24 degrees.')
     const [call] = await queryRows<Record<string, unknown>>(
-      fixture.clickhouse,
+      rig.worker.clickhouse,
       `SELECT * FROM ${database}.tool_calls FINAL WHERE session_id = {s:String}`,
       { s: pipecatSession },
     )
@@ -162,7 +122,7 @@ describe('assembler: OTLP spans to conversation rows', () => {
   })
 
   it('an assembler stopped before emitting loses nothing: the next one reads the trace again', async () => {
-    for (const assembler of assemblers.splice(0)) await assembler.stop()
+    await rig.stopAll()
     const traceId = 'f'.repeat(16) + livekit.trace_id.slice(16)
     const registry = createMetricsRegistry('assembler-test')
     // A grace longer than the test: this one gathers the trace and never emits it.
@@ -174,8 +134,7 @@ describe('assembler: OTLP spans to conversation rows', () => {
       30_000,
       'the trace gathered',
     )
-    await first.stop()
-    assemblers.splice(assemblers.indexOf(first), 1)
+    await rig.stop(first)
     await start()
     const rows = await waitFor(
       conversations,

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSchemaRegistry } from '../../core/event/event-codec.ts'
+import { describe, expect, it } from 'vitest'
 import { withKafkaAdmin } from '../../core/kafka/kafka-admin.ts'
 import { committedOffsets, partitionOffsets } from '../../core/kafka/kafka-offsets.ts'
 import type { OtlpSpans } from '../../core/otlp/otlp-spans.ts'
-import { createOtlpSpansCodec } from '../../core/otlp/otlp-spans-codec.ts'
-import { loadConfig } from '../../core/settings/env.ts'
-import { type RunningAssembler, startAssembler } from '../../services/assembler/assembler.ts'
 import { traceSessionId } from '../../services/assembler/mapping/session-id.ts'
-import { schemaRegistryUrl } from '../stack/servers.ts'
+import { assemblerRig } from '../support/assembler-rig.ts'
 import { database, queryRows } from '../support/embedded-clickhouse.ts'
-import { createTestTopic } from '../support/kafka-test-helpers.ts'
 import { livekitFixtureFile, readOtlpFixture, splitIntoBatches } from '../support/otlp-fixture.ts'
 import { waitFor } from '../support/wait-for.ts'
-import { startWorkerFixture, type WorkerFixture } from '../support/worker-fixture.ts'
-import { testLogger, workerEnv } from '../support/worker-settings.ts'
 
 // A late span of a trace that an assembler emitted before it stopped (issue #34, docs/otlp.md
 // §10.3): the next assembler restores what it had emitted from the spans topic, so the late span
@@ -21,54 +14,20 @@ import { testLogger, workerEnv } from '../support/worker-settings.ts'
 // alone and emitted as an incomplete fragment, whose key time (its own earliest span) differs from
 // the whole conversation's: ClickHouse then held two rows for the session.
 describe('assembler restarted: a late span of a trace emitted before the restart', () => {
-  let fixture: WorkerFixture
-  let spansTopic: string
-  let encode: (message: OtlpSpans) => Buffer
-  const assemblers: RunningAssembler[] = []
+  // A fragment gathered alone would be emitted (incomplete) after 2 s, within the test.
+  const rig = assemblerRig('assembler-restart', { ASSEMBLER_IDLE_SECONDS: '2' })
+  const { start, publish } = rig
   const livekit = readOtlpFixture(livekitFixtureFile, 'lk')[0]!
   const traceId = 'e'.repeat(8) + livekit.trace_id.slice(8)
   const trace: OtlpSpans = { ...livekit, trace_id: traceId }
   const sessionId = traceSessionId(traceId)
-  const groupId = () => `va-test-assembler-${spansTopic}`
 
-  const start = async () => {
-    const env = workerEnv(fixture.topic, fixture.dataDir, {
-      ASSEMBLER_TOPIC: spansTopic,
-      ASSEMBLER_OUTPUT_TOPIC: fixture.topic,
-      ASSEMBLER_DLQ_TOPIC: `${spansTopic}.dlq`,
-      ASSEMBLER_GROUP_ID: groupId(),
-      ASSEMBLER_METRICS_PORT: '0',
-      ASSEMBLER_ROOT_GRACE_MS: '300',
-      // A fragment gathered alone would be emitted (incomplete) after 2 s, within the test.
-      ASSEMBLER_IDLE_SECONDS: '2',
-    })
-    const assembler = await startAssembler(loadConfig(env), testLogger(), { tickMs: 50 })
-    assemblers.push(assembler)
-    return assembler
-  }
-  const publish = async (messages: OtlpSpans[]) => {
-    for (const message of messages)
-      await fixture.producer.sendBatch([
-        { topic: spansTopic, messages: [{ key: message.trace_id, value: encode(message) }] },
-      ])
-  }
   const rowsOfSession = () =>
     queryRows<Record<string, unknown>>(
-      fixture.clickhouse,
+      rig.worker.clickhouse,
       `SELECT * FROM ${database}.conversations FINAL WHERE session_id = {s:String}`,
       { s: sessionId },
     )
-
-  beforeAll(async () => {
-    fixture = await startWorkerFixture('assembler-restart', 1)
-    spansTopic = await createTestTopic(fixture.kafka, 'otlp-spans-restart', 2)
-    encode = (await createOtlpSpansCodec(createSchemaRegistry(schemaRegistryUrl()))).encode
-    await fixture.startWorker()
-  })
-  afterAll(async () => {
-    for (const assembler of assemblers) await assembler.stop()
-    await fixture?.stop()
-  })
 
   it('restores the emitted trace: the late span yields one whole conversation, with the late item', async () => {
     const first = await start()
@@ -81,15 +40,14 @@ describe('assembler restarted: a late span of a trace emitted before the restart
     )
     expect(whole).toMatchObject({ origin_complete: true, user_turn_count: 3 })
     // Everything published is committed (the emission was acknowledged) before the assembler stops.
-    const end = await withKafkaAdmin(fixture.kafka, (admin) => partitionOffsets(admin, spansTopic))
+    const end = await withKafkaAdmin(rig.worker.kafka, (admin) => partitionOffsets(admin, rig.spansTopic))
     await waitFor(
-      () => withKafkaAdmin(fixture.kafka, (admin) => committedOffsets(admin, groupId(), spansTopic)),
+      () => withKafkaAdmin(rig.worker.kafka, (admin) => committedOffsets(admin, rig.groupId, rig.spansTopic)),
       (committed) => end.every(({ partition, high }) => high === 0n || committed.get(partition) === high),
       30_000,
       'the spans committed',
     )
-    await first.stop()
-    assemblers.splice(assemblers.indexOf(first), 1)
+    await rig.stop(first)
 
     await start()
     const lastUserTurn = trace.spans.filter((span) => span.name === 'user_turn').at(-1)!
@@ -120,7 +78,7 @@ describe('assembler restarted: a late span of a trace emitted before the restart
     )
     expect(rows.map((row) => [row.origin_complete, row.user_turn_count])).toEqual([[true, 4]])
     const items = await queryRows<Record<string, unknown>>(
-      fixture.clickhouse,
+      rig.worker.clickhouse,
       `SELECT content FROM ${database}.conversation_items FINAL WHERE session_id = {s:String}`,
       { s: sessionId },
     )

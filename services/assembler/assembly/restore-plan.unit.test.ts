@@ -1,29 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { OtlpSpan, OtlpSpans } from '../../../core/otlp/otlp-spans.ts'
+import { spansMessage, testSpan } from '../../../test/support/otlp-test-spans.ts'
 import { defaultAssemblySettings } from './assembly-settings.ts'
 import { planRestore, type ReplayedMessage, replayStartMs, traceGapMs } from './restore-plan.ts'
 
-const span = (id: string, name = 'child'): OtlpSpan => ({
-  span_id: id,
-  parent_span_id: null,
-  name,
-  kind: 1,
-  start_time_us: 1,
-  end_time_us: 2,
-  status_code: 0,
-  status_message: null,
-  scope_name: null,
-  scope_version: null,
-  attributes: [],
-  events: [],
-})
-const message = (trace: string, ...spans: OtlpSpan[]): OtlpSpans => ({
-  source: 's',
-  received_at: 0,
-  trace_id: trace,
-  resource_attributes: [],
-  spans,
-})
+const span = testSpan
+const message = spansMessage
 // idle 1 s + late window 5 s: a trace is whole when its first replayed message is 6 s after the start.
 const settings = { ...defaultAssemblySettings, idleMs: 1_000, lateWindowMs: 5_000, restoreMs: 20_000 }
 const isRoot = (s: OtlpSpan) => s.name === 'root'
