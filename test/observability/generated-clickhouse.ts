@@ -7,14 +7,12 @@ import { runMigrations } from '../../core/clickhouse/clickhouse-migrations.ts'
 import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { type AvroRecord, toAvroRecord } from '../../core/event/event-record.ts'
 import { generateConversations } from '../../generator/conversation-generator.ts'
-import { exportRequests, livekitTrace } from '../../generator/livekit-trace.ts'
-import { assembleTrace } from '../../services/assembler/mapping/assemble-trace.ts'
 import { conversationRows } from '../../services/worker/transform/conversation-rows.ts'
 import type { ConversationRow, TableRows } from '../../services/worker/transform/table-rows.ts'
 import { mergeRows } from '../../services/worker/write/batch-rows.ts'
 import { insertRowsAndHourRollup } from '../../services/worker/write/clickhouse-insert.ts'
 import { withImpossibleMetrics } from '../fixtures/impossible-metrics.ts'
-import { otlpSpansOf } from '../support/otlp-fixture.ts'
+import { assembledAsLivekitTrace } from '../support/otlp-fixture.ts'
 
 // The real schema (the migrations) filled the way the worker fills it (its transform and its
 // insert), with generated conversations over the hours before `now`; some delivered twice, as
@@ -49,14 +47,7 @@ export interface GenerateSettings {
 
 /** A generated conversation as the assembler makes it of the spans LiveKit Agents would export. */
 function assembledFromSpans(event: ConversationCompleteEvent, receivedAt: number): AvroRecord {
-  const trace = livekitTrace(event, 'generated-agent')
-  const messages = exportRequests(trace).flatMap((request) => otlpSpansOf(request, 'livekit', receivedAt))
-  const assembled = assembleTrace({
-    traceId: trace.traceId,
-    source: 'livekit',
-    resourceAttributes: messages[0]!.resource_attributes,
-    spans: messages.flatMap((message) => message.spans),
-  })
+  const assembled = assembledAsLivekitTrace(event, 'livekit', receivedAt)
   const [conversation] = assembled?.conversations ?? []
   if (!conversation) throw new Error(`no conversation assembled of ${event.data.session_id}`)
   return { ...conversation.record, source: 'livekit', received_at: receivedAt }

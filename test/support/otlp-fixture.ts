@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs'
+import type { ConversationCompleteEvent } from '../../core/event/conversation-complete.types.ts'
 import { decodeOtlpJson } from '../../core/otlp/otlp-json-decoding.ts'
 import type { OtlpSpan, OtlpSpans } from '../../core/otlp/otlp-spans.ts'
 import { groupOtlpSpans } from '../../core/otlp/otlp-spans-grouping.ts'
+import { exportRequests, livekitTrace } from '../../generator/livekit-trace.ts'
+import { type AssembledTrace, assembleTrace } from '../../services/assembler/mapping/assemble-trace.ts'
 
 // The OTLP/HTTP JSON fixtures (test/fixtures/otlp/) as the receiver puts them on the spans topic:
 // read by the receiver's own decoder and grouping (core/otlp), so the assembler's tests see exactly
@@ -46,4 +49,23 @@ export function splitIntoBatches(message: OtlpSpans, parts: number, rootName: st
     messages.push({ ...message, spans })
   }
   return messages
+}
+
+/**
+ * A generated conversation as the assembler makes it of the spans LiveKit Agents 1.7 would export
+ * for it (generator/livekit-trace.ts), sent in its exporter batches and grouped as the receiver does.
+ */
+export function assembledAsLivekitTrace(
+  event: ConversationCompleteEvent,
+  source: string,
+  receivedAt: number,
+): AssembledTrace | null {
+  const trace = livekitTrace(event, 'generated-agent')
+  const messages = exportRequests(trace).flatMap((request) => otlpSpansOf(request, source, receivedAt))
+  return assembleTrace({
+    traceId: trace.traceId,
+    source,
+    resourceAttributes: messages[0]!.resource_attributes,
+    spans: messages.flatMap((message) => message.spans),
+  })
 }

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryItem } from '../../../core/event/conversation-complete.types.ts'
 import { generateConversations } from '../../../generator/conversation-generator.ts'
-import { exportRequests, livekitTrace } from '../../../generator/livekit-trace.ts'
-import { otlpSpansOf } from '../../../test/support/otlp-fixture.ts'
-import { assembleTrace } from './assemble-trace.ts'
+import { assembledAsLivekitTrace } from '../../../test/support/otlp-fixture.ts'
 
 // Generated conversations of every shape (tool calls, handoffs, config updates, interruptions,
 // failed rooms), traced as LiveKit Agents 1.7 would trace them (generator/livekit-trace.ts), sent
@@ -17,14 +15,7 @@ const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) : null)
 describe('generated conversations through LiveKit-shaped spans and the livekit-agents-1.7 mapping', () => {
   for (const [index, event] of events.entries())
     it(`conversation ${index} comes back with its turns, latencies and tool calls`, () => {
-      const trace = livekitTrace(event, 'generated-agent')
-      const messages = exportRequests(trace).flatMap((request) => otlpSpansOf(request, 'livekit', 0))
-      const assembled = assembleTrace({
-        traceId: trace.traceId,
-        source: 'livekit',
-        resourceAttributes: messages[0]!.resource_attributes,
-        spans: messages.flatMap((message) => message.spans),
-      })
+      const assembled = assembledAsLivekitTrace(event, 'livekit', 0)
       expect(assembled?.mapping.id).toBe('livekit-agents-1.7')
       const [conversation] = assembled!.conversations
       expect(conversation!.complete).toBe(true)
